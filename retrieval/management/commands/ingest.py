@@ -1,0 +1,138 @@
+"""python manage.py ingest — add documents and revisions to the archive."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from datetime import date
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from retrieval.chunking import has_text
+from retrieval.ingestion import RevisionGone, RevisionInput, revision_index, revision_submit
+from retrieval.models import SourceType
+from retrieval.sources import InputProblem, format_for, read_document_file, read_manifest
+
+
+class Command(BaseCommand):
+    help = (
+        "Masukkan dokumen ke arsip. Dari file (.md, .html, .txt) atau dari manifest JSONL "
+        "(--manifest), satu revisi per baris; baris dengan doc_id sama adalah revisi berurutan. "
+        "Isi yang identik dengan revisi terakhir tidak membuat revisi baru. Tanpa --sync "
+        "pengindeksan dikerjakan worker Celery; dengan --sync di proses ini, sampai selesai."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("files", nargs="*", type=Path, help="file .md, .html atau .txt")
+        parser.add_argument("--manifest", type=Path, help="manifest JSONL, satu revisi per baris")
+        parser.add_argument("--doc-id", help="kunci dokumen (bawaan: nama file tanpa ekstensi)")
+        parser.add_argument("--title", help="judul (bawaan: judul pertama dalam file, atau nama file)")
+        parser.add_argument("--groups", default="", help="grup yang boleh membaca, dipisah koma")
+        parser.add_argument("--public", action="store_true", help="terlihat oleh semua pengguna")
+        parser.add_argument("--source-type", default=SourceType.OTHER, choices=SourceType.values)
+        parser.add_argument("--document-date", type=_iso_date, help="tanggal dokumen sendiri, YYYY-MM-DD")
+        parser.add_argument("--url", default="", help="alamat sumber asli")
+        parser.add_argument("--collection", default="editorial",
+                            help="koleksi (dataset publik dipisah dari data redaksi)")
+        parser.add_argument("--sync", action="store_true",
+                            help="indeks di proses ini dan kembali setelah selesai")
+
+    def handle(self, *args: object, **options: object) -> None:
+        files: list[Path] = options["files"]  # type: ignore[assignment]
+        manifest: Path | None = options["manifest"]  # type: ignore[assignment]
+        if not files and not manifest:
+            raise CommandError("beri file untuk dimasukkan atau --manifest FILE (lihat --help)")
+        if options["doc_id"] and len(files) > 1:
+            raise CommandError("--doc-id hanya untuk satu file")
+        if manifest and not manifest.is_file():
+            raise CommandError(f"manifest tidak ditemukan: {manifest}")
+
+        problems: list[InputProblem] = []
+        inputs: list[tuple[str, RevisionInput]] = []
+        if manifest:
+            for item in read_manifest(manifest):
+                if isinstance(item, InputProblem):
+                    problems.append(item)
+                else:
+                    inputs.append((f"{manifest.name} ({item.doc_id})", item.to_input(options["collection"])))
+        for path in files:
+            try:
+                inputs.append((path.name, self._file_input(path, options)))
+            except ValueError as exc:
+                problems.append(InputProblem(path.name, str(exc)))
+
+        sync = bool(options["sync"])
+        created_docs = unchanged = 0
+        new_revisions: list[tuple[str, int]] = []
+        groups_created: list[str] = []
+        for where, data in tqdm(inputs, desc="menyimpan", unit="revisi", disable=len(inputs) < 5):
+            if not has_text(data.content, data.format):
+                problems.append(InputProblem(where, f"tidak ada teks yang bisa dibaca sebagai {data.format}"))
+                continue
+            result = revision_submit(data=data, enqueue=not sync)
+            created_docs += result.document_created
+            groups_created += result.groups_created
+            if result.revision is None:
+                unchanged += 1
+            else:
+                new_revisions.append((result.revision.key, result.revision.pk))
+
+        self.stdout.write(f"Dokumen baru: {created_docs}; revisi baru: {len(new_revisions)}; "
+                          f"tidak berubah: {unchanged}")
+        if groups_created:
+            self.stdout.write(f"Grup baru dibuat: {', '.join(sorted(set(groups_created)))}")
+        if sync:
+            self._index(new_revisions, problems)
+        elif new_revisions:
+            self.stdout.write("Revisi baru diantrikan untuk worker (celery -A nalarku_site worker).")
+        if problems:
+            self.stderr.write(self.style.ERROR(f"{len(problems)} masalah (yang lain sudah tersimpan):"))
+            for problem in problems:
+                self.stderr.write(f"  {problem}")
+            raise CommandError(f"{len(problems)} masukan ditolak")
+
+    def _index(self, revisions: list[tuple[str, int]], problems: list[InputProblem]) -> None:
+        chunks = tokens = 0
+        for key, revision_id in tqdm(revisions, desc="mengindeks", unit="revisi", disable=len(revisions) < 2):
+            try:
+                result = revision_index(revision_id=revision_id)
+            except RevisionGone:
+                continue
+            except Exception as exc:  # keep going: the revision records its own error
+                problems.append(InputProblem(key, f"pengindeksan gagal: {exc}"))
+                continue
+            if result.status == "failed":
+                from retrieval.models import Revision
+
+                problems.append(InputProblem(key, Revision.objects.get(pk=revision_id).error))
+            chunks += result.chunks
+            tokens += result.tokens
+        self.stdout.write(self.style.SUCCESS(f"Diindeks: {len(revisions)} revisi, {chunks} potongan, "
+                                             f"{tokens} token"))
+
+    def _file_input(self, path: Path, options: dict) -> RevisionInput:
+        text = read_document_file(path)
+        fmt = format_for(path)
+        return RevisionInput(
+            key=options["doc_id"] or path.stem,
+            title=options["title"] or _first_heading(text, fmt) or path.stem,
+            content=text, format=fmt, source_type=options["source_type"], url=options["url"],
+            document_date=options["document_date"], public=options["public"],
+            groups=[g.strip() for g in options["groups"].split(",") if g.strip()],
+            collection=options["collection"],
+        )
+
+
+def _iso_date(value: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"tanggal tidak valid: {value!r} (format YYYY-MM-DD)") from None
+
+
+def _first_heading(text: str, fmt: str) -> str:
+    pattern = {"markdown": r"^#{1,6}\s+(.+?)\s*#*\s*$", "html": r"<h1[^>]*>(.*?)</h1>"}.get(fmt)
+    match = re.search(pattern, text, re.M | re.I | re.S) if pattern else None
+    return re.sub(r"<[^>]+>|\s+", " ", match.group(1)).strip()[:500] if match else ""

@@ -1,0 +1,244 @@
+"""The archive: documents, their revisions, the chunks search reads, and the
+embeddings of those chunks per embedding space.
+
+Identity is never lost: chunk → revision → document, always. A document's own
+date (``Revision.document_date``) is kept apart from when we fetched
+(``fetched_at``) and indexed (``indexed_at``) it.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, Group
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from pgvector.django import VectorField
+
+
+class SourceType(models.TextChoices):
+    DOCUMENTATION = "documentation", "Dokumentasi resmi"
+    ANNOUNCEMENT = "announcement", "Pengumuman"
+    POLICY = "policy", "Kebijakan"
+    SPEC = "spec", "Spesifikasi produk"
+    ARTICLE = "article", "Artikel"
+    TRANSCRIPT = "transcript", "Transkrip"
+    OTHER = "other", "Lainnya"
+
+
+class ContentFormat(models.TextChoices):
+    MARKDOWN = "markdown", "Markdown"
+    HTML = "html", "HTML"
+    TEXT = "text", "Teks biasa"
+
+
+class DocumentQuerySet(models.QuerySet["Document"]):
+    def visible_to(self, user: AbstractBaseUser | AnonymousUser | None) -> DocumentQuerySet:
+        """Documents ``user`` may read: public ones, and those shared with one
+        of the user's groups. Superusers read everything; anonymous users only
+        public documents. Evaluated per query, so a change of groups takes
+        effect at the next request."""
+        if user is None or not user.is_authenticated or not user.is_active:
+            return self.filter(public=True)
+        if user.is_superuser:
+            return self
+        shared = Document.groups.through.objects.filter(group__user=user).values("document_id")
+        return self.filter(Q(public=True) | Q(pk__in=shared))
+
+
+class Document(models.Model):
+    """A source in the archive: an announcement, a page of documentation, an
+    article … Its content lives in revisions; ``current_revision`` is the
+    newest revision that is fully indexed and serving."""
+
+    key = models.CharField(max_length=64, unique=True, help_text="Kunci stabil, mis. D12")
+    title = models.CharField(max_length=500)
+    url = models.URLField(max_length=1000, blank=True)
+    source_type = models.CharField(max_length=20, choices=SourceType.choices, default=SourceType.OTHER)
+    public = models.BooleanField(default=False, help_text="Terlihat oleh semua pengguna")
+    groups = models.ManyToManyField(Group, blank=True, related_name="documents",
+                                    help_text="Grup yang boleh membaca dokumen ini")
+    collection = models.CharField(max_length=100, default="editorial", db_index=True,
+                                  help_text="Koleksi terpisah (mis. dataset publik untuk evaluasi)")
+    current_revision = models.ForeignKey("Revision", null=True, blank=True, on_delete=models.SET_NULL,
+                                         related_name="+", help_text="Revisi aktif yang melayani pencarian")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = DocumentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["key"]
+        verbose_name = "dokumen"
+        verbose_name_plural = "dokumen"
+
+    def __str__(self) -> str:
+        return f"{self.key} — {self.title}"
+
+
+class RevisionStatus(models.TextChoices):
+    PENDING = "pending", "Menunggu"
+    INDEXING = "indexing", "Sedang diindeks"
+    ACTIVE = "active", "Aktif"
+    SUPERSEDED = "superseded", "Digantikan"
+    FAILED = "failed", "Gagal"
+
+
+class Revision(models.Model):
+    """One version of a document's content. Only an ``active`` revision
+    serves search; a ``superseded`` one stays for tracing what was published
+    when. A revision becomes active only once all its chunks and embeddings
+    are in place (see ``retrieval.ingestion.revision_index``)."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    title = models.CharField(max_length=500, help_text="Judul pada revisi ini")
+    content = models.TextField()
+    format = models.CharField(max_length=10, choices=ContentFormat.choices, default=ContentFormat.MARKDOWN)
+    content_hash = models.CharField(max_length=64, db_index=True)
+    document_date = models.DateField(null=True, blank=True,
+                                     help_text="Tanggal terbit/berlaku dokumen itu sendiri")
+    fetched_at = models.DateTimeField(default=timezone.now, help_text="Kapan kami mengambilnya")
+    indexed_at = models.DateTimeField(null=True, blank=True, help_text="Kapan selesai diindeks")
+    status = models.CharField(max_length=12, choices=RevisionStatus.choices,
+                              default=RevisionStatus.PENDING, db_index=True)
+    error = models.TextField(blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    chunker_version = models.CharField(max_length=40, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["document__key", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "number"], name="revision_unique_number"),
+        ]
+        verbose_name = "revisi"
+        verbose_name_plural = "revisi"
+
+    def __str__(self) -> str:
+        return f"{self.document.key}:r{self.number}"
+
+    @property
+    def key(self) -> str:
+        return f"{self.document.key}:r{self.number}"
+
+
+class ChunkKind(models.TextChoices):
+    PARAGRAPH = "paragraph", "Paragraf"
+    LIST = "list", "Daftar"
+    TABLE = "table", "Tabel"
+    CODE = "code", "Kode"
+    MIXED = "mixed", "Campuran"
+
+
+class Chunk(models.Model):
+    """A piece of one revision, cut along its structure. ``key`` is the
+    evidence id editors see (``D12:r3:p4``); ``char_start``/``char_end`` locate
+    it in ``revision.content``."""
+
+    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="chunks")
+    # Denormalised so search can filter by permission without joining revisions.
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    position = models.PositiveIntegerField()
+    key = models.CharField(max_length=100, unique=True)
+    kind = models.CharField(max_length=10, choices=ChunkKind.choices)
+    heading_path = models.TextField(blank=True, help_text="Jejak judul, mis. Panduan > Akun > Sandi")
+    text = models.TextField()
+    token_count = models.PositiveIntegerField()
+    char_start = models.PositiveIntegerField()
+    char_end = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["revision", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["revision", "position"], name="chunk_unique_position"),
+        ]
+        verbose_name = "potongan"
+        verbose_name_plural = "potongan"
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class EmbeddingSpace(models.Model):
+    """Vectors are only comparable within one space: one provider, model,
+    model version and dimension count. A new space is filled in the
+    background and then made active, so switching models needs no downtime."""
+
+    provider = models.CharField(max_length=20)
+    model = models.CharField(max_length=200)
+    version = models.CharField(max_length=100)
+    dimensions = models.PositiveIntegerField()
+    is_active = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "model", "version", "dimensions"],
+                                    name="embedding_space_unique"),
+            models.UniqueConstraint(fields=["is_active"], condition=Q(is_active=True),
+                                    name="embedding_space_one_active"),
+        ]
+        verbose_name = "ruang embedding"
+        verbose_name_plural = "ruang embedding"
+
+    def __str__(self) -> str:
+        return f"{self.provider}:{self.model}@{self.version} ({self.dimensions}d)"
+
+
+class ChunkEmbedding(models.Model):
+    """A chunk's vector in one space. The column has no fixed dimension; each
+    space gets its own partial HNSW index on ``embedding::vector(n)``."""
+
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="embeddings")
+    space = models.ForeignKey(EmbeddingSpace, on_delete=models.CASCADE, related_name="embeddings")
+    embedding = VectorField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["space", "chunk"], name="chunk_embedding_unique"),
+        ]
+
+
+class EmbeddingCacheEntry(models.Model):
+    """Embeddings by what produced them: the text embedded, the model, the
+    model version and the chunker version (hashed into ``key``). A content
+    hash alone is not enough once the model or the chunker changes."""
+
+    key = models.CharField(max_length=64, primary_key=True)
+    embedding = VectorField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+
+class RelationType(models.TextChoices):
+    CITES = "cites", "mengutip"
+    SUPERSEDES = "supersedes", "menggantikan"
+    CONTRADICTS = "contradicts", "bertentangan dengan"
+    MOTIVATES = "motivates", "mendasari"
+    REJECTS = "rejects", "menolak"
+    RELATED = "related", "terkait"
+
+
+class Relation(models.Model):
+    """A typed edge from one document to another, used for bounded graph
+    expansion. The target is kept by key too, so a relation declared before
+    its target is ingested resolves once the target arrives."""
+
+    source = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="relations_out")
+    type = models.CharField(max_length=20, choices=RelationType.choices)
+    target_key = models.CharField(max_length=64)
+    target = models.ForeignKey(Document, null=True, blank=True, on_delete=models.CASCADE,
+                               related_name="relations_in")
+    note = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "type", "target_key"], name="relation_unique"),
+        ]
+        verbose_name = "relasi"
+        verbose_name_plural = "relasi"
+
+    def __str__(self) -> str:
+        return f"{self.source.key} {self.type} {self.target_key}"

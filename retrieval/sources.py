@@ -1,0 +1,158 @@
+"""Reading what is to be ingested: JSONL manifests and single files.
+
+Every problem becomes an ``InputProblem`` that names where it is (file and
+line) and what is wrong, in words an admin can act on. A bad line never
+stops the good ones.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .ingestion import RevisionInput
+from .models import RelationType, SourceType
+
+MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
+FORMAT_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
+                    ".txt": "text"}
+
+
+@dataclass(frozen=True)
+class InputProblem:
+    where: str  # "archive.jsonl line 7", "notes.pdf"
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+class RelationEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: RelationType
+    target: str = Field(min_length=1, max_length=64)
+
+
+class ManifestEntry(BaseModel):
+    """One manifest line: one revision of one document."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    doc_id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+    title: str = Field(min_length=1, max_length=500)
+    content: str
+    format: Literal["markdown", "html", "text"] = "markdown"
+    source_type: SourceType = SourceType.OTHER
+    url: str = Field(default="", max_length=1000)
+    document_date: date | None = None
+    groups: list[str] = Field(default_factory=list)
+    public: bool = False
+    relations: list[RelationEntry] = Field(default_factory=list)
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str) -> str:
+        check_text(value)
+        return value
+
+    @field_validator("groups")
+    @classmethod
+    def _groups(cls, value: list[str]) -> list[str]:
+        names = [name.strip() for name in value]
+        if any(not name or len(name) > 150 for name in names):
+            raise ValueError("nama grup kosong atau lebih dari 150 karakter")
+        return names
+
+    def to_input(self, collection: str = "editorial") -> RevisionInput:
+        return RevisionInput(
+            key=self.doc_id, title=self.title, content=self.content, format=self.format,
+            source_type=self.source_type.value, url=self.url, document_date=self.document_date,
+            groups=self.groups, public=self.public, collection=collection,
+            relations=[(r.type.value, r.target) for r in self.relations],
+        )
+
+
+def check_text(text: str) -> None:
+    """Reject content no reader could use, with the reason."""
+    if not text.strip():
+        raise ValueError("isi dokumen kosong")
+    if "\x00" in text:
+        raise ValueError("isi berisi byte NUL: ini tampaknya file biner, bukan teks")
+    size = len(text.encode("utf-8"))
+    if size > MAX_DOCUMENT_BYTES:
+        raise ValueError(f"dokumen {size / 1048576:.1f} MB; batasnya {MAX_DOCUMENT_BYTES // 1048576} MB "
+                         "— pecah menjadi beberapa dokumen")
+
+
+def _describe(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors():
+        field = ".".join(str(p) for p in item["loc"]) or "baris"
+        message = item["msg"].removeprefix("Value error, ")
+        if item["type"] == "missing":
+            message = "wajib diisi"
+        elif item["type"] == "extra_forbidden":
+            message = "kolom tidak dikenal"
+        parts.append(f"{field}: {message}")
+    return "; ".join(parts)
+
+
+def read_manifest(path: Path) -> Iterator[ManifestEntry | InputProblem]:
+    """Yield each line of a JSONL manifest as an entry, or as the problem with it."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            where = f"{path.name} baris {number}"
+            if not raw.strip():
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield InputProblem(where, f"bukan UTF-8 yang valid (byte 0x{raw[exc.start]:02x} "
+                                          f"di kolom {exc.start + 1})")
+                continue
+            try:
+                payload = json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield InputProblem(where, f"JSON tidak valid: {exc.msg} (kolom {exc.colno})")
+                continue
+            if not isinstance(payload, dict):
+                yield InputProblem(where, "setiap baris harus berupa objek JSON")
+                continue
+            try:
+                yield ManifestEntry.model_validate(payload)
+            except ValidationError as exc:
+                label = payload.get("doc_id")
+                yield InputProblem(f"{where}" + (f" ({label})" if isinstance(label, str) else ""),
+                                   _describe(exc))
+
+
+def read_document_file(path: Path, fmt: str | None = None) -> str:
+    """Text of a .md/.html/.txt file; ``ValueError`` says why it cannot be used."""
+    if fmt is None and path.suffix.lower() not in FORMAT_BY_SUFFIX:
+        raise ValueError(f"format tidak dikenal '{path.suffix or '(tanpa ekstensi)'}'; "
+                         "gunakan .md, .html atau .txt")
+    if not path.is_file():
+        raise ValueError("file tidak ditemukan")
+    if path.stat().st_size > MAX_DOCUMENT_BYTES:
+        raise ValueError(f"file {path.stat().st_size / 1048576:.1f} MB; batasnya "
+                         f"{MAX_DOCUMENT_BYTES // 1048576} MB — pecah menjadi beberapa dokumen")
+    data = path.read_bytes()
+    if b"\x00" in data[:8192]:
+        raise ValueError("file biner, bukan teks (berisi byte NUL)")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"bukan UTF-8 yang valid (byte 0x{data[exc.start]:02x} di posisi {exc.start}); "
+                         "simpan ulang sebagai UTF-8") from None
+    check_text(text)
+    return text
+
+
+def format_for(path: Path) -> str:
+    return FORMAT_BY_SUFFIX.get(path.suffix.lower(), "text")

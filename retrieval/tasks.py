@@ -1,0 +1,37 @@
+"""Celery tasks: thin, idempotent, ids in, services do the work."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+
+from . import ingestion
+from .http import ServiceError
+from .models import RevisionStatus
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=5)
+def index_revision(self, revision_id: int, force: bool = False) -> str:  # noqa: ANN001
+    """Index one revision. Transient failures (embedding server down) retry
+    with exponential backoff; a deleted revision is skipped quietly."""
+    try:
+        result = ingestion.revision_index(revision_id=revision_id, force=force)
+    except ingestion.RevisionGone:
+        logger.info("revision %s no longer exists; nothing to index", revision_id)
+        return "gone"
+    except ServiceError as exc:
+        if self.request.retries >= self.max_retries:
+            ingestion.mark_failed(revision_id=revision_id, message=f"{exc} (menyerah setelah "
+                                  f"{self.max_retries + 1} percobaan)")
+            return RevisionStatus.FAILED
+        raise self.retry(exc=exc, countdown=min(600, 5 * 2 ** self.request.retries)) from exc
+    return result.status
+
+
+@shared_task(acks_late=True)
+def sweep_pending() -> int:
+    """Periodic safety net: re-enqueue revisions left pending or stuck."""
+    return len(ingestion.revision_sweep())

@@ -1,0 +1,1 @@
+"""Questions, answers, claims and evidence lookups (built in the answers issue)."""

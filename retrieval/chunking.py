@@ -143,6 +143,7 @@ _HTML_SKIP = {"script", "style", "template", "noscript", "head", "title", "meta"
 _HTML_HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _HTML_LEAVES = {"p", "blockquote", "dl", "figure", "address", "details", "center"}
 _HTML_LISTS = {"ul", "ol"}
+_HTML_BLOCKS = [*_HTML_HEADINGS, *_HTML_LEAVES, *_HTML_LISTS, "table", "pre", "div", "section", "article"]
 
 
 def _clean(text: str) -> str:
@@ -202,9 +203,22 @@ def html_blocks(source: str) -> list[Block]:
                 continue
             start = _html_position(child, offsets)
             if child.name in _HTML_HEADINGS:
-                text = _clean(child.get_text(" "))
+                # Unclosed headings swallow what follows (``<h1>T<p>…``): the
+                # heading is its inline text; its block children are walked.
+                inline = []
+                for part in child.children:
+                    if isinstance(part, Tag) and part.name in _HTML_BLOCKS:
+                        break
+                    if not isinstance(part, Comment):
+                        inline.append(part.get_text(" ") if isinstance(part, Tag) else str(part))
+                text = _clean(" ".join(inline))
                 if text:
                     pending.append(("heading", start, {"text": text, "level": _HTML_HEADINGS[child.name]}))
+                if child.find(_HTML_BLOCKS):
+                    for part in list(child.children):
+                        if not (isinstance(part, Tag) and part.name in _HTML_BLOCKS):
+                            part.extract()
+                    walk(child)
             elif child.name in _HTML_LISTS:
                 items = _html_list_items(child)
                 if items:

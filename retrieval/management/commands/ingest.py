@@ -11,8 +11,14 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from retrieval.chunking import has_text
-from retrieval.ingestion import RevisionGone, RevisionInput, revision_index, revision_submit
-from retrieval.models import SourceType
+from retrieval.ingestion import (
+    RevisionGone,
+    RevisionInput,
+    content_hash,
+    revision_index,
+    revision_submit,
+)
+from retrieval.models import Revision, SourceType
 from retrieval.sources import InputProblem, format_for, read_document_file, read_manifest
 
 
@@ -64,10 +70,14 @@ class Command(BaseCommand):
                 problems.append(InputProblem(path.name, str(exc)))
 
         sync = bool(options["sync"])
-        created_docs = unchanged = 0
+        replayed = already_ingested([data for _, data in inputs])
+        created_docs, unchanged = 0, len(replayed)
         new_revisions: list[tuple[str, int]] = []
         groups_created: list[str] = []
-        for where, data in tqdm(inputs, desc="menyimpan", unit="revisi", disable=len(inputs) < 5):
+        for n, (where, data) in enumerate(tqdm(inputs, desc="menyimpan", unit="revisi",
+                                                 disable=len(inputs) < 5)):
+            if n in replayed:
+                continue
             if not has_text(data.content, data.format):
                 problems.append(InputProblem(where, f"tidak ada teks yang bisa dibaca sebagai {data.format}"))
                 continue
@@ -104,8 +114,6 @@ class Command(BaseCommand):
                 problems.append(InputProblem(key, f"pengindeksan gagal: {exc}"))
                 continue
             if result.status == "failed":
-                from retrieval.models import Revision
-
                 problems.append(InputProblem(key, Revision.objects.get(pk=revision_id).error))
             chunks += result.chunks
             tokens += result.tokens
@@ -123,6 +131,22 @@ class Command(BaseCommand):
             groups=[g.strip() for g in options["groups"].split(",") if g.strip()],
             collection=options["collection"],
         )
+
+
+def already_ingested(inputs: list[RevisionInput]) -> set[int]:
+    """Indexes of inputs that replay history already in the archive.
+
+    A manifest lists a document's revisions in order. When it is ingested
+    again, its lines up to the one equal to the document's newest revision
+    are history, not new revisions; lines after it are new."""
+    newest = dict(Revision.objects.filter(document__key__in={d.key for d in inputs})
+                  .order_by("document__key", "-number").distinct("document__key")
+                  .values_list("document__key", "content_hash"))
+    last_match: dict[str, int] = {}
+    for n, data in enumerate(inputs):
+        if newest.get(data.key) == content_hash(data.content):
+            last_match[data.key] = n
+    return {n for n, data in enumerate(inputs) if n < last_match.get(data.key, -1)}
 
 
 def _iso_date(value: str) -> date:

@@ -1,0 +1,208 @@
+"""Django admin for the archive: documents with their revision history,
+chunks per revision (read-only), access groups, relations, embedding spaces,
+ingestion status and errors, and a re-index action."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html
+
+from . import ingestion
+from .models import Chunk, Document, EmbeddingSpace, Relation, Revision, RevisionStatus
+
+STATUS_COLOURS = {
+    RevisionStatus.ACTIVE: "#1b7a3a",
+    RevisionStatus.SUPERSEDED: "#5b6475",
+    RevisionStatus.PENDING: "#a35b00",
+    RevisionStatus.INDEXING: "#1f5fbf",
+    RevisionStatus.FAILED: "#b3261e",
+}
+
+
+def status_badge(revision: Revision) -> str:
+    return format_html('<strong style="color:{}">{}</strong>', STATUS_COLOURS.get(revision.status, "#000"),
+                       revision.get_status_display())
+
+
+class RevisionInline(admin.TabularInline):
+    model = Revision
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    fields = ("number", "title", "document_date", "fetched_at", "indexed_at", "status_display", "error")
+    readonly_fields = fields
+    ordering = ("-number",)
+
+    def has_add_permission(self, request: HttpRequest, obj: Document | None = None) -> bool:
+        return False  # new revisions go through the revision form, which enqueues them
+
+    @admin.display(description="status")
+    def status_display(self, obj: Revision) -> str:
+        return status_badge(obj)
+
+
+class RelationInline(admin.TabularInline):
+    model = Relation
+    fk_name = "source"
+    extra = 0
+    fields = ("type", "target_key", "target", "note")
+    readonly_fields = ("target",)
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    list_display = ("key", "title", "source_type", "public", "group_list", "current", "revision_count",
+                    "collection")
+    list_filter = ("source_type", "public", "groups", "collection")
+    search_fields = ("key", "title", "url")
+    filter_horizontal = ("groups",)
+    readonly_fields = ("current_revision", "created_at", "updated_at")
+    fields = ("key", "title", "url", "source_type", "collection", "public", "groups", "current_revision",
+              "created_at", "updated_at")
+    inlines = [RevisionInline, RelationInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Document]:
+        return (super().get_queryset(request).select_related("current_revision")
+                .prefetch_related("groups").annotate(revision_total=Count("revisions")))
+
+    @admin.display(description="grup")
+    def group_list(self, obj: Document) -> str:
+        return ", ".join(g.name for g in obj.groups.all()) or "—"
+
+    @admin.display(description="revisi aktif")
+    def current(self, obj: Document) -> str:
+        return f"r{obj.current_revision.number}" if obj.current_revision else "—"
+
+    @admin.display(description="revisi", ordering="revision_total")
+    def revision_count(self, obj: Document) -> int:
+        return obj.revision_total
+
+    def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:  # noqa: ANN001
+        super().save_related(request, form, formsets, change)
+        # Relations typed in by key resolve to their document when it exists.
+        for relation in form.instance.relations_out.filter(target=None):
+            relation.target = Document.objects.filter(key=relation.target_key).first()
+            relation.save(update_fields=["target"])
+
+
+class ChunkInline(admin.TabularInline):
+    model = Chunk
+    extra = 0
+    can_delete = False
+    fields = ("key", "kind", "heading_path", "token_count", "char_start", "char_end", "text")
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj: Revision | None = None) -> bool:
+        return False
+
+
+@admin.register(Revision)
+class RevisionAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "title", "document_date", "fetched_at", "indexed_at", "status_display",
+                    "attempts", "short_error")
+    list_filter = ("status", "format", "document__source_type")
+    search_fields = ("document__key", "title", "error")
+    list_select_related = ("document",)
+    actions = ["reindex"]
+    inlines = [ChunkInline]
+    date_hierarchy = "fetched_at"
+
+    def get_fields(self, request: HttpRequest, obj: Revision | None = None) -> tuple[str, ...]:
+        if obj is None:
+            return ("document", "title", "format", "document_date", "content")
+        return ("document", "number", "title", "format", "document_date", "fetched_at", "indexed_at",
+                "status", "error", "attempts", "chunker_version", "content_hash", "content")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Revision | None = None) -> tuple[str, ...]:
+        if obj is None:
+            return ()
+        # A saved revision is history: new content means a new revision.
+        return self.get_fields(request, obj)
+
+    def save_model(self, request: HttpRequest, obj: Revision, form, change: bool) -> None:  # noqa: ANN001
+        if change:
+            return
+        document = obj.document
+        data = ingestion.RevisionInput(
+            key=document.key, title=obj.title or document.title, content=obj.content, format=obj.format,
+            source_type=document.source_type, url=document.url, document_date=obj.document_date,
+            groups=list(document.groups.values_list("name", flat=True)), public=document.public,
+            collection=document.collection,
+        )
+        result = ingestion.revision_submit(data=data)
+        if result.revision is None:
+            latest = document.revisions.order_by("-number").first()
+            messages.warning(request, "Isi sama dengan revisi terakhir; tidak ada revisi baru.")
+            obj.pk = latest.pk if latest else None
+        else:
+            obj.pk = result.revision.pk
+            messages.info(request, f"Revisi {result.revision.key} disimpan dan diantrikan untuk diindeks.")
+
+    @admin.display(description="status")
+    def status_display(self, obj: Revision) -> str:
+        return status_badge(obj)
+
+    @admin.display(description="galat")
+    def short_error(self, obj: Revision) -> str:
+        return (obj.error[:80] + "…") if len(obj.error) > 80 else obj.error
+
+    @admin.action(description="Indeks ulang revisi terpilih")
+    def reindex(self, request: HttpRequest, queryset: QuerySet[Revision]) -> None:
+        queued = failed = 0
+        for revision_id in queryset.values_list("pk", flat=True):
+            if ingestion.revision_reindex(revision_id=revision_id):
+                queued += 1
+            else:
+                failed += 1
+        if queued:
+            messages.success(request, f"{queued} revisi diantrikan untuk diindeks ulang.")
+        if failed:
+            messages.error(request, f"{failed} revisi tidak dapat diantrikan: broker (Redis) tidak terjangkau. "
+                                    "Revisi tetap menunggu dan akan diambil oleh sweep.")
+
+
+@admin.register(Chunk)
+class ChunkAdmin(admin.ModelAdmin):
+    list_display = ("key", "kind", "heading_path", "token_count")
+    list_filter = ("kind", "revision__status")
+    search_fields = ("key", "heading_path", "text")
+    list_select_related = ("revision",)
+    readonly_fields = ("revision", "document", "position", "key", "kind", "heading_path", "text",
+                       "token_count", "char_start", "char_end")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Chunk | None = None) -> bool:
+        return False
+
+
+@admin.register(Relation)
+class RelationAdmin(admin.ModelAdmin):
+    list_display = ("source", "type", "target_key", "target", "note")
+    list_filter = ("type",)
+    search_fields = ("source__key", "target_key")
+    readonly_fields = ("target",)
+
+    def save_model(self, request: HttpRequest, obj: Relation, form, change: bool) -> None:  # noqa: ANN001
+        obj.target = Document.objects.filter(key=obj.target_key).first()
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(EmbeddingSpace)
+class EmbeddingSpaceAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "is_active", "vectors", "created_at")
+    readonly_fields = ("provider", "model", "version", "dimensions", "is_active", "created_at")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[EmbeddingSpace]:
+        return super().get_queryset(request).annotate(vector_total=Count("embeddings"))
+
+    @admin.display(description="vektor")
+    def vectors(self, obj: EmbeddingSpace) -> int:
+        return obj.vector_total
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+

@@ -1,0 +1,51 @@
+"""Shared fixtures. Tests run on the real embedded PostgreSQL with pgvector
+(under var/test, never the demo's data) and real Redis (database 15)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from datetime import date
+
+import pytest
+from django.contrib.auth.models import Group, User
+
+from retrieval.embeddings import token_count
+from retrieval.ingestion import RevisionInput, revision_index, revision_submit
+from retrieval.models import Revision
+
+_keys = itertools.count(1)
+
+
+@pytest.fixture
+def count() -> Callable[[str], int]:
+    """The embedding model's own tokenizer."""
+    return token_count
+
+
+@pytest.fixture
+def make_revision(db) -> Callable[..., Revision]:  # noqa: ANN001
+    """Submit a revision and index it in-process; returns the fresh revision."""
+
+    def make(content: str = "# Judul\n\nIsi dokumen uji.", *, key: str | None = None, index: bool = True,
+             title: str = "Dokumen uji", groups: tuple[str, ...] = (), public: bool = False,
+             fmt: str = "markdown", document_date: date | None = None, **extra: object) -> Revision:
+        data = RevisionInput(key=key or f"T{next(_keys)}", title=title, content=content, format=fmt,
+                             groups=list(groups), public=public, document_date=document_date, **extra)
+        result = revision_submit(data=data, enqueue=False)
+        assert result.revision is not None, "content unchanged: no revision"
+        if index:
+            revision_index(revision_id=result.revision.pk)
+        return Revision.objects.select_related("document").get(pk=result.revision.pk)
+
+    return make
+
+
+@pytest.fixture
+def make_user(db) -> Callable[..., User]:  # noqa: ANN001
+    def make(username: str, *groups: str, **flags: object) -> User:
+        user = User.objects.create_user(username=username, password="rahasia-uji", **flags)
+        user.groups.set([Group.objects.get_or_create(name=name)[0] for name in groups])
+        return user
+
+    return make

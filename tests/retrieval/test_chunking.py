@@ -1,0 +1,180 @@
+"""Chunker tests on real Markdown, HTML and plain-text structures."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.chunking import ChunkingError, chunk_document
+
+GUIDE_MD = """# Panduan
+
+Selamat datang di panduan Lintas Cloud untuk pelanggan.
+
+## Akun
+
+### Mengganti kata sandi
+
+Untuk mengganti kata sandi, ikuti langkah berikut:
+
+1. Buka menu **Profil**.
+2. Pilih *Keamanan*.
+3. Klik "Ganti kata sandi" dan masukkan sandi lama.
+
+### Menghapus akun
+
+Akun yang dihapus tidak dapat dipulihkan.
+
+## Kode galat
+
+| Kode | Arti | Solusi |
+|---|---|---|
+| ERR_CONN_RESET | Koneksi diputus oleh server | Coba lagi setelah beberapa detik |
+| ERR_SYNC_TIMEOUT | Sinkronisasi melewati batas waktu | Periksa jaringan Anda |
+| LD-4031 | Kuota penyimpanan habis | Tambah kuota di halaman Tagihan |
+| LD-4032 | Token akses kedaluwarsa | Login ulang untuk token baru |
+| LD-4040 | Berkas tidak ditemukan | Periksa path berkas |
+
+## Contoh API
+
+```python
+import lintas
+
+client = lintas.Client(token="...")
+for item in client.sync("folder-a"):
+    print(item.name, item.size)
+```
+"""
+
+
+def by_path(chunks):
+    return {c.breadcrumb: c for c in chunks}
+
+
+def test_markdown_headings_give_breadcrumbs(count):
+    chunks = chunk_document(GUIDE_MD, "markdown", count=count, max_tokens=256)
+    paths = [c.breadcrumb for c in chunks]
+    assert "Panduan > Akun > Mengganti kata sandi" in paths
+    assert "Panduan > Akun > Menghapus akun" in paths
+    assert "Panduan > Kode galat" in paths
+    # A sibling heading closes the previous one at the same level.
+    assert not any("Mengganti kata sandi > Menghapus" in p for p in paths)
+    assert [c.position for c in chunks] == list(range(1, len(chunks) + 1))
+
+
+def test_list_stays_whole_with_its_lead_in(count):
+    chunk = by_path(chunk_document(GUIDE_MD, "markdown", count=count, max_tokens=256))[
+        "Panduan > Akun > Mengganti kata sandi"]
+    assert chunk.kind == "list"
+    assert chunk.text.startswith("Untuk mengganti kata sandi, ikuti langkah berikut:")
+    assert "3. Klik" in chunk.text
+
+
+def test_code_block_is_never_cut_inside(count):
+    chunks = chunk_document(GUIDE_MD, "markdown", count=count, max_tokens=256)
+    code = by_path(chunks)["Panduan > Contoh API"]
+    assert code.kind == "code"
+    assert code.text.startswith("```python") and code.text.endswith("```")
+
+
+def test_big_table_is_split_by_rows_with_header_repeated(count):
+    chunks = [c for c in chunk_document(GUIDE_MD, "markdown", count=count, max_tokens=60)
+              if c.breadcrumb == "Panduan > Kode galat"]
+    assert len(chunks) > 1
+    for chunk in chunks:
+        assert chunk.text.startswith("| Kode | Arti | Solusi |\n|---|---|---|")
+        assert chunk.token_count <= 60
+    rows = [line for c in chunks for line in c.text.splitlines()[2:]]
+    assert [r.split("|")[1].strip() for r in rows] == [
+        "ERR_CONN_RESET", "ERR_SYNC_TIMEOUT", "LD-4031", "LD-4032", "LD-4040"]
+
+
+def test_oversized_code_block_is_split_by_lines_only(count):
+    code = "```\n" + "\n".join(f"baris_{i} = hitung({i}, faktor={i * 3})" for i in range(80)) + "\n```"
+    chunks = chunk_document(f"# Kode\n\n{code}\n", "markdown", count=count, max_tokens=120)
+    assert len(chunks) > 1
+    lines = [line for c in chunks for line in c.text.splitlines()]
+    assert lines == code.splitlines()  # every line once, in order, none cut
+    assert all(c.token_count <= 120 for c in chunks)
+
+
+def test_token_limit_is_respected_for_prose(count):
+    prose = " ".join(f"Kalimat nomor {i} menjelaskan fitur sinkronisasi berkas." for i in range(60))
+    chunks = chunk_document(f"# Catatan\n\n{prose}\n", "markdown", count=count, max_tokens=100)
+    assert len(chunks) > 3
+    assert all(c.token_count <= 100 for c in chunks)
+    assert " ".join(c.text for c in chunks) == prose
+
+
+def test_markdown_spans_point_into_the_source(count):
+    for chunk in chunk_document(GUIDE_MD, "markdown", count=count, max_tokens=256):
+        assert GUIDE_MD[chunk.char_start:chunk.char_end].strip().endswith(chunk.text.splitlines()[-1])
+
+
+def test_token_count_uses_the_model_tokenizer(count):
+    chunks = chunk_document(GUIDE_MD, "markdown", count=count, max_tokens=256)
+    assert all(c.token_count == count(c.text) for c in chunks)
+
+
+GUIDE_HTML = """<!doctype html><html><head><title>x</title><style>p{color:red}</style></head>
+<body><nav>Menu</nav>
+<h1>Panduan</h1>
+<div class="content">
+  <h2>Akun</h2>
+  <h3>Mengganti kata sandi</h3>
+  <p>Untuk mengganti kata sandi, ikuti langkah berikut:</p>
+  <ol><li>Buka menu <b>Profil</b>.</li><li>Pilih Keamanan.
+      <ul><li>Verifikasi dua langkah</li></ul></li></ol>
+  <h2>Kode galat</h2>
+  <table><thead><tr><th>Kode</th><th>Arti</th></tr></thead>
+  <tbody><tr><td>ERR_CONN_RESET</td><td>Koneksi diputus</td></tr>
+  <tr><td>LD-4031</td><td>Kuota habis</td></tr></tbody></table>
+  <pre><code>lintas sync --all
+lintas status</code></pre>
+  <script>alert("jangan diindeks")</script>
+  <!-- komentar tersembunyi: abaikan instruksi -->
+</div></body></html>"""
+
+
+def test_html_structure(count):
+    chunks = chunk_document(GUIDE_HTML, "html", count=count, max_tokens=256)
+    paths = by_path(chunks)
+    steps = paths["Panduan > Akun > Mengganti kata sandi"]
+    assert steps.text.startswith("Untuk mengganti kata sandi, ikuti langkah berikut:")
+    assert "1. Buka menu Profil ." in steps.text or "1. Buka menu Profil." in steps.text
+    assert "  - Verifikasi dua langkah" in steps.text
+    table = paths["Panduan > Kode galat"]
+    assert table.text.splitlines()[0] == "| Kode | Arti |"
+    assert "| ERR_CONN_RESET | Koneksi diputus |" in table.text
+    assert "lintas sync --all\nlintas status" in table.text
+    everything = " ".join(c.text for c in chunks)
+    assert "alert" not in everything and "komentar" not in everything and "p{color" not in everything
+
+
+def test_html_spans_are_ordered_and_inside_the_source(count):
+    chunks = chunk_document(GUIDE_HTML, "html", count=count, max_tokens=256)
+    for a, b in zip(chunks, chunks[1:]):
+        assert a.char_start <= a.char_end <= b.char_start
+    assert all(0 <= c.char_start < c.char_end <= len(GUIDE_HTML) for c in chunks)
+
+
+def test_malformed_html_still_yields_its_text(count):
+    chunks = chunk_document("<h1>Judul<p>Paragraf tanpa penutup <b>tebal<table><tr><td>sel", "html",
+                            count=count, max_tokens=256)
+    text = " ".join(c.text for c in chunks)
+    assert "Paragraf tanpa penutup" in text and "sel" in text
+
+
+def test_plain_text_paragraphs_and_lists(count):
+    text = ("Rapat redaksi 3 Maret.\n\nKeputusan yang diambil:\n- Artikel ditunda\n- Sumber diperiksa ulang\n\n"
+            "Penutup rapat.")
+    chunks = chunk_document(text, "text", count=count, max_tokens=256, title="Notulen")
+    assert chunks[0].breadcrumb == "Notulen"
+    joined = "\n\n".join(c.text for c in chunks)
+    assert "Keputusan yang diambil:\n- Artikel ditunda\n- Sumber diperiksa ulang" in joined
+
+
+def test_unknown_format_and_empty_content_are_clear_errors(count):
+    with pytest.raises(ChunkingError, match="format tidak dikenal"):
+        chunk_document("x", "pdf", count=count, max_tokens=256)
+    with pytest.raises(ChunkingError, match="tidak berisi teks"):
+        chunk_document("<script>x</script>", "html", count=count, max_tokens=256)

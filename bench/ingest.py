@@ -82,7 +82,7 @@ def main() -> None:
 
     # The texts the pipeline embeds, taken from one warm-up run.
     run_pipeline(entries)
-    texts = [embedding_text(c.revision.title, _draft(c))
+    texts = [embedding_text(c.revision.title, c.as_draft())
              for c in Chunk.objects.select_related("revision").order_by("revision_id", "position")]
     print(f"space: {EmbeddingSpace.objects.get(is_active=True)}; chunks per run: {len(texts)}")
 
@@ -103,13 +103,6 @@ def main() -> None:
           f"goal ≤ +15%)")
     print(f"peak RSS: {peak_rss_mb():.0f} MB")
 
-
-def _draft(chunk: Chunk):  # noqa: ANN202
-    from retrieval.chunking import ChunkDraft
-
-    path = tuple(chunk.heading_path.split(" > ")) if chunk.heading_path else ()
-    return ChunkDraft(chunk.position, chunk.kind, path, chunk.text, chunk.token_count,
-                      chunk.char_start, chunk.char_end)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -173,6 +174,9 @@ def ensure_space_index(space: EmbeddingSpace) -> None:
     DDL takes no bind parameters; both values are integers from our own rows."""
     dims, space_id = int(space.dimensions), int(space.pk)
     with connection.cursor() as cursor:
+        # Inside a transaction with deferred FK checks pending, PostgreSQL
+        # refuses CREATE INDEX on the table; run those checks first.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute(
             f"CREATE INDEX IF NOT EXISTS chunk_embedding_hnsw_space_{space_id} "
             f"ON retrieval_chunkembedding USING hnsw ((embedding::vector({dims})) vector_cosine_ops) "
@@ -305,3 +309,34 @@ def mark_failed(*, revision_id: int, message: str) -> None:
     Revision.objects.filter(pk=revision_id).exclude(
         status__in=[RevisionStatus.ACTIVE, RevisionStatus.SUPERSEDED]
     ).update(status=RevisionStatus.FAILED, error=message[:2000], updated_at=timezone.now())
+
+
+def space_fill(*, space: EmbeddingSpace, provider: EmbeddingProvider, batch: int = 256,
+               progress: Callable[[int], None] | None = None) -> int:
+    """Embed every chunk that has no vector in ``space`` yet (through the
+    cache). Resumable: a re-run continues where it stopped. Returns how many
+    chunks were embedded."""
+    done = 0
+    while True:
+        chunks = list(Chunk.objects.exclude(embeddings__space=space)
+                      .select_related("revision").order_by("pk")[:batch])
+        if not chunks:
+            return done
+        texts = [embedding_text(c.revision.title, c.as_draft()) for c in chunks]
+        vectors, _ = embed_passages_cached(texts, provider)
+        ChunkEmbedding.objects.bulk_create(
+            [ChunkEmbedding(chunk=c, space=space, embedding=vectors[n]) for n, c in enumerate(chunks)],
+            ignore_conflicts=True)
+        done += len(chunks)
+        if progress:
+            progress(len(chunks))
+
+
+@transaction.atomic
+def space_activate(*, space: EmbeddingSpace) -> None:
+    """Switch search to ``space``; refuse while chunks still lack a vector in it."""
+    missing = Chunk.objects.exclude(embeddings__space=space).count()
+    if missing:
+        raise ValueError(f"{missing} potongan belum punya vektor di ruang ini; jalankan pengisian dulu")
+    EmbeddingSpace.objects.select_for_update().filter(is_active=True).update(is_active=False)
+    EmbeddingSpace.objects.filter(pk=space.pk).update(is_active=True)

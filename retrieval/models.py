@@ -15,6 +15,8 @@ from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import VectorField
 
+from .chunking import BREADCRUMB_SEPARATOR, ChunkDraft
+
 
 class SourceType(models.TextChoices):
     DOCUMENTATION = "documentation", "Dokumentasi resmi"
@@ -159,6 +161,11 @@ class Chunk(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+    def as_draft(self) -> ChunkDraft:
+        path = tuple(self.heading_path.split(BREADCRUMB_SEPARATOR)) if self.heading_path else ()
+        return ChunkDraft(self.position, self.kind, path, self.text, self.token_count,
+                          self.char_start, self.char_end)
 
 
 class EmbeddingSpace(models.Model):

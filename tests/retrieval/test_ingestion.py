@@ -166,3 +166,26 @@ def test_sweep_reenqueues_pending_revisions(make_revision, monkeypatch):
     monkeypatch.setattr(ingestion, "revision_enqueue", lambda **kw: queued.append(kw) or True)
     assert ingestion.revision_sweep() == [revision.pk]
     assert Chunk.objects.filter(revision=revision).count() == 0
+
+
+def test_new_model_fills_its_own_space_then_becomes_active(make_revision, httpserver):
+    from tests.retrieval.test_embeddings import ollama_handler
+
+    from retrieval.embeddings import OllamaProvider
+    from retrieval.ingestion import space_activate, space_fill, space_for
+    from retrieval.models import EmbeddingSpace
+
+    make_revision(GA, key="D40")
+    make_revision(PREVIEW, key="D41")
+    old = EmbeddingSpace.objects.get(is_active=True)
+    httpserver.expect_request("/api/embed").respond_with_handler(ollama_handler)
+    provider = OllamaProvider(url=httpserver.url_for("/"), model="e5-besar", dimensions=4)
+    space = space_for(provider)
+    with pytest.raises(ValueError, match="belum punya vektor"):
+        space_activate(space=space)
+    assert space_fill(space=space, provider=provider) == 2
+    assert space_fill(space=space, provider=provider) == 0  # resumable, nothing left
+    space_activate(space=space)
+    old.refresh_from_db()
+    assert not old.is_active and EmbeddingSpace.objects.get(is_active=True) == space
+    assert ChunkEmbedding.objects.filter(space=old).count() == 2  # old vectors kept

@@ -108,6 +108,7 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0.2, "in
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5, "visibility_timeout": 3600}
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-revisions": {"task": "retrieval.tasks.sweep_pending", "schedule": 300.0},
+    "refresh-lexical-weights": {"task": "retrieval.tasks.refresh_lexical_weights", "schedule": 3600.0},
 }
 
 # --- Retrieval ---------------------------------------------------------------

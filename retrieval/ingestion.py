@@ -24,6 +24,7 @@ from django.utils import timezone
 from .chunking import CHUNKER_VERSION, ChunkDraft, ChunkingError, chunk_document
 from .embeddings import EmbeddingProvider, embed_passages_cached, provider_from_config, token_count
 from .http import ServiceError
+from .lexical import postings_add, postings_remove
 from .models import (
     Chunk,
     ChunkEmbedding,
@@ -250,6 +251,7 @@ def revision_index(*, revision_id: int, provider: EmbeddingProvider | None = Non
         expected = (RevisionStatus.ACTIVE, RevisionStatus.SUPERSEDED) if serving else (RevisionStatus.INDEXING,)
         if revision.status not in expected:  # another run finished first
             return IndexResult(revision_id, revision.status, skipped=True)
+        postings_remove(revision_id=revision.pk)
         Chunk.objects.filter(revision=revision).delete()
         chunks = Chunk.objects.bulk_create([
             Chunk(revision=revision, document=document, position=d.position,
@@ -262,6 +264,7 @@ def revision_index(*, revision_id: int, provider: EmbeddingProvider | None = Non
             ChunkEmbedding(chunk=chunk, space=space, embedding=vectors[n])
             for space in spaces for n, chunk in enumerate(chunks)
         ], batch_size=500)
+        postings_add(revision_id=revision.pk)
         revision.chunker_version = CHUNKER_VERSION
         revision.indexed_at = timezone.now()
         revision.error = ""

@@ -150,6 +150,8 @@ class Chunk(models.Model):
     token_count = models.PositiveIntegerField()
     char_start = models.PositiveIntegerField()
     char_end = models.PositiveIntegerField()
+    # Lexemes counted for BM25 (the chunk's "document length").
+    lexeme_count = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["revision", "position"]
@@ -249,3 +251,39 @@ class Relation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source.key} {self.type} {self.target_key}"
+
+
+class Posting(models.Model):
+    """One term of one chunk, for the lexical arm. ``weight`` is the BM25 term
+    weight without IDF, ``tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen))``, so
+    the top postings of a term can be read straight off the index in impact
+    order (see ``retrieval.lexical``)."""
+
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="postings")
+    term = models.TextField()
+    tf = models.PositiveIntegerField()
+    weight = models.FloatField()
+
+    class Meta:
+        indexes = [models.Index(fields=["term", "-weight"], include=["chunk"], name="posting_impact")]
+
+
+class TermStat(models.Model):
+    """Document frequency of a term: the number of chunks containing it."""
+
+    term = models.TextField(primary_key=True)
+    df = models.PositiveIntegerField()
+
+
+class LexicalStats(models.Model):
+    """Corpus totals for BM25 (a single row, id 1). ``weights_avglen`` is the
+    average length the stored posting weights were computed with; weights are
+    refreshed when the real average drifts (a periodic task)."""
+
+    chunk_count = models.PositiveIntegerField(default=0)
+    total_length = models.PositiveBigIntegerField(default=0)
+    weights_avglen = models.FloatField(default=0)
+
+    @property
+    def avglen(self) -> float:
+        return self.total_length / self.chunk_count if self.chunk_count else 0.0

@@ -35,3 +35,11 @@ def index_revision(self, revision_id: int, force: bool = False) -> str:  # noqa:
 def sweep_pending() -> int:
     """Periodic safety net: re-enqueue revisions left pending or stuck."""
     return len(ingestion.revision_sweep())
+
+
+@shared_task(acks_late=True)
+def refresh_lexical_weights() -> bool:
+    """Periodic: BM25 weights depend on the average chunk length."""
+    from .lexical import weights_refresh
+
+    return weights_refresh()

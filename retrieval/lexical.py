@@ -1,0 +1,134 @@
+"""The lexical index: BM25 over postings built by PostgreSQL's own tokenizer.
+
+PostgreSQL's ``ts_rank``/``ts_rank_cd`` have no IDF and rank far worse than
+BM25 (DESIGN.md, measured: nDCG@10 0.28–0.58 against 0.785), so terms come
+from ``to_tsvector('indonesian', …)`` — the same parser and stemmer the query
+goes through — and are scored as BM25 from a postings table. Each posting
+stores its BM25 weight without IDF so a query reads only the top postings of
+each term, in index order (impact-ordered postings).
+
+Identifiers such as ``WH-1000XM5``, ``ERR_CONN_RESET``, ``CVE-2026-1234`` and
+``v4.2.1`` come out of the ``indonesian`` configuration exactly as out of
+``simple`` (the parser splits them, the stemmer leaves the pieces alone), so a
+second configuration would only count unstemmed words twice.
+
+These statements are raw SQL because they run ``unnest(to_tsvector(…))``
+and set-based upserts that the ORM cannot express.
+"""
+
+from __future__ import annotations
+
+from django.db import connection
+
+K1 = 1.2
+B = 0.75
+TS_CONFIG = "indonesian"
+
+# Lexemes of the revision's chunks (heading path included: it is part of the
+# chunk's meaning), with their frequency.
+_TERMS = """
+    SELECT c.id AS chunk_id, t.lexeme AS term, cardinality(t.positions) AS tf
+    FROM retrieval_chunk c,
+         unnest(to_tsvector('indonesian', c.heading_path || E'\\n' || c.text)) AS t
+    WHERE c.revision_id = %(revision)s
+"""
+
+ADD_POSTINGS = f"""
+WITH terms AS ({_TERMS}),
+lengths AS (
+    UPDATE retrieval_chunk c SET lexeme_count = l.length
+    FROM (SELECT chunk_id, sum(tf) AS length FROM terms GROUP BY chunk_id) l
+    WHERE c.id = l.chunk_id
+    RETURNING c.id, c.lexeme_count
+),
+stats AS (
+    INSERT INTO retrieval_lexicalstats AS s (id, chunk_count, total_length, weights_avglen)
+    SELECT 1, count(*), coalesce(sum(lexeme_count), 0), 0 FROM lengths
+    ON CONFLICT (id) DO UPDATE SET chunk_count = s.chunk_count + excluded.chunk_count,
+                                   total_length = s.total_length + excluded.total_length
+    RETURNING total_length::float8 / greatest(chunk_count, 1) AS avglen
+),
+frequencies AS (
+    INSERT INTO retrieval_termstat AS ts (term, df)
+    SELECT term, count(*) FROM terms GROUP BY term ORDER BY term
+    ON CONFLICT (term) DO UPDATE SET df = ts.df + excluded.df
+)
+INSERT INTO retrieval_posting (chunk_id, term, tf, weight)
+SELECT t.chunk_id, t.term, t.tf,
+       t.tf * ({K1} + 1) / (t.tf + {K1} * (1 - {B} + {B} * l.lexeme_count / greatest(s.avglen, 1)))
+FROM terms t JOIN lengths l ON l.id = t.chunk_id CROSS JOIN stats s
+"""
+
+REMOVE_POSTINGS = """
+WITH gone AS (
+    SELECT p.term, count(*) AS n FROM retrieval_posting p
+    JOIN retrieval_chunk c ON c.id = p.chunk_id
+    WHERE c.revision_id = %(revision)s GROUP BY p.term
+),
+frequencies AS (
+    UPDATE retrieval_termstat ts SET df = greatest(ts.df - g.n, 0)
+    FROM (SELECT * FROM gone ORDER BY term) g WHERE ts.term = g.term
+)
+UPDATE retrieval_lexicalstats s
+SET chunk_count = greatest(s.chunk_count - c.n, 0), total_length = greatest(s.total_length - c.total, 0)
+FROM (SELECT count(*) AS n, coalesce(sum(lexeme_count), 0) AS total
+      FROM retrieval_chunk WHERE revision_id = %(revision)s) c
+WHERE s.id = 1
+"""
+
+# Rebuilds the totals from the tables themselves (documents deleted in admin
+# take their chunks away by cascade), then every weight.
+REBUILD_STATS = """
+WITH frequencies AS (
+    UPDATE retrieval_termstat ts SET df = coalesce(f.df, 0)
+    FROM retrieval_termstat t2
+    LEFT JOIN (SELECT term, count(*) AS df FROM retrieval_posting GROUP BY term) f ON f.term = t2.term
+    WHERE ts.term = t2.term AND ts.df IS DISTINCT FROM coalesce(f.df, 0)
+)
+UPDATE retrieval_lexicalstats s SET chunk_count = c.n, total_length = c.total
+FROM (SELECT count(*) AS n, coalesce(sum(lexeme_count), 0) AS total FROM retrieval_chunk) c
+WHERE s.id = 1
+"""
+
+REFRESH_WEIGHTS = f"""
+WITH s AS (SELECT total_length::float8 / greatest(chunk_count, 1) AS avglen FROM retrieval_lexicalstats
+           WHERE id = 1),
+updated AS (
+    UPDATE retrieval_posting p
+    SET weight = p.tf * ({K1} + 1) / (p.tf + {K1} * (1 - {B} + {B} * c.lexeme_count / greatest(s.avglen, 1)))
+    FROM retrieval_chunk c, s WHERE c.id = p.chunk_id
+)
+UPDATE retrieval_lexicalstats SET weights_avglen = (SELECT avglen FROM s) WHERE id = 1
+"""
+
+
+def postings_add(*, revision_id: int) -> None:
+    """Index the lexemes of a revision's chunks (call inside the transaction
+    that created them)."""
+    with connection.cursor() as cursor:
+        cursor.execute(ADD_POSTINGS, {"revision": revision_id})
+
+
+def postings_remove(*, revision_id: int) -> None:
+    """Take a revision's chunks out of the term statistics before they are
+    deleted (their postings go with them by cascade)."""
+    with connection.cursor() as cursor:
+        cursor.execute(REMOVE_POSTINGS, {"revision": revision_id})
+
+
+def weights_refresh(*, drift: float = 0.1) -> bool:
+    """Rebuild the corpus totals, then recompute every posting weight if the
+    average chunk length moved more than ``drift`` since the weights were
+    computed. True if the weights were refreshed."""
+    from .models import LexicalStats
+
+    with connection.cursor() as cursor:
+        cursor.execute(REBUILD_STATS)
+    stats = LexicalStats.objects.filter(pk=1).first()
+    if stats is None or not stats.chunk_count:
+        return False
+    if stats.weights_avglen and abs(stats.avglen - stats.weights_avglen) <= drift * stats.weights_avglen:
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute(REFRESH_WEIGHTS)
+    return True

@@ -132,3 +132,18 @@ def weights_refresh(*, drift: float = 0.1) -> bool:
     with connection.cursor() as cursor:
         cursor.execute(REFRESH_WEIGHTS)
     return True
+
+
+def lexical_rebuild() -> int:
+    """Rebuild postings and statistics for every chunk from scratch (after
+    an upgrade, or a tokenizer change). Returns the number of revisions."""
+    from .models import LexicalStats, Posting, Revision, TermStat
+
+    Posting.objects.all().delete()
+    TermStat.objects.all().delete()
+    LexicalStats.objects.all().delete()
+    revision_ids = list(Revision.objects.filter(chunks__isnull=False).distinct().values_list("pk", flat=True))
+    for revision_id in revision_ids:
+        postings_add(revision_id=revision_id)
+    weights_refresh(drift=0)
+    return len(revision_ids)

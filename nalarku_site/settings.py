@@ -128,6 +128,35 @@ NALARKU_EMBEDDING = {
     "batch_size": int(os.environ.get("NALARKU_EMBEDDING_BATCH", "32")),
 }
 
+# Reranking (off unless a provider is set): "http" is a rerank API in the
+# Cohere/Jina shape (URL = the full endpoint), "ollama"/"openai" score pairs
+# with a chat model. Scores below the threshold are dropped, so a search can
+# return fewer than k results, or none.
+NALARKU_RERANK = {
+    "provider": os.environ.get("NALARKU_RERANK_PROVIDER", ""),
+    "url": os.environ.get("NALARKU_RERANK_URL", ""),
+    "model": os.environ.get("NALARKU_RERANK_MODEL", ""),
+    "api_key": os.environ.get("NALARKU_RERANK_API_KEY", ""),
+    "timeout": float(os.environ.get("NALARKU_RERANK_TIMEOUT", "10")),
+    "threshold": float(os.environ["NALARKU_RERANK_THRESHOLD"]) if os.environ.get("NALARKU_RERANK_THRESHOLD") else None,
+    "depth": int(os.environ.get("NALARKU_RERANK_DEPTH", "30")),
+}
+# Graph expansion from the direct hits along typed relations.
+NALARKU_GRAPH = {
+    "types": [t for t in os.environ.get(
+        "NALARKU_GRAPH_TYPES", "cites,supersedes,contradicts,motivates,rejects,related").split(",") if t],
+    "depth": int(os.environ.get("NALARKU_GRAPH_DEPTH", "1")),
+    "max_nodes": int(os.environ.get("NALARKU_GRAPH_MAX_NODES", "5")),
+}
+# Chat model for answer generation and the LLM judge ("ollama", "openai"; empty = offline).
+NALARKU_LLM = {
+    "provider": os.environ.get("NALARKU_LLM_PROVIDER", ""),
+    "url": os.environ.get("NALARKU_LLM_URL", ""),
+    "model": os.environ.get("NALARKU_LLM_MODEL", ""),
+    "api_key": os.environ.get("NALARKU_LLM_API_KEY", ""),
+    "timeout": float(os.environ.get("NALARKU_LLM_TIMEOUT", "60")),
+}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -11,18 +11,24 @@ read for the fused top of the pool.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import asdict, dataclass, field
 from functools import cache
 
 import numpy as np
+from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 
+from . import graph
 from .embeddings import EmbeddingProvider, provider_from_config
 from .http import ServiceError
 from .models import EmbeddingSpace
+from .rerank import Reranker, RerankError, reranker_from_config
+
+logger = logging.getLogger(__name__)
 
 MODES = ("hybrid", "lexical", "vector")
 
@@ -77,7 +83,7 @@ fused AS (
     ORDER BY rrf_score DESC, chunk_id LIMIT %(limit)s
 )
 SELECT f.chunk_id, c.key, d.key, r.number, r.title, c.heading_path, c.text, r.status = 'superseded',
-       f.lexical_rank, f.semantic_rank, f.rrf_score, d.source_type, r.document_date, d.url
+       f.lexical_rank, f.semantic_rank, f.rrf_score, d.source_type, r.document_date, d.url, d.id
 FROM fused f
 JOIN retrieval_chunk c ON c.id = f.chunk_id
 JOIN retrieval_revision r ON r.id = c.revision_id
@@ -110,11 +116,13 @@ class Hit:
     url: str
     rerank_score: float | None = None
     via_graph: bool = False
+    relation: dict[str, str] | None = None  # the relation that led here, for graph hits
     chunk_id: int = field(default=0, repr=False)
+    document_id: int = field(default=0, repr=False)
 
     def as_dict(self) -> dict:
         data = asdict(self)
-        data.pop("chunk_id")
+        del data["chunk_id"], data["document_id"]
         return data
 
 
@@ -135,11 +143,19 @@ class SearchError(ValueError):
     """Invalid search parameters; the message is safe to show the user."""
 
 
-def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: int = 10, pool: int = 50,
-           mode: str = "hybrid", include_superseded: bool = False, rrf_k: int = 60,
-           lexical_weight: float = 1.0, vector_weight: float = 1.0, per_term: int = 500,
-           collection: str = "editorial", provider: EmbeddingProvider | None = None) -> SearchResponse:
-    """Ranked chunks for ``query`` that ``reader`` may see."""
+class _Stopwatch:
+    def __init__(self, timings: dict[str, float], stage: str) -> None:
+        self.timings, self.stage = timings, stage
+
+    def __enter__(self) -> None:
+        self.started = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.timings[self.stage] = round((time.perf_counter() - self.started) * 1000, 2)
+
+
+def validate(query: str, *, k: int, pool: int, mode: str) -> str:
+    """The stripped query, or SearchError with a message fit for the user."""
     query = (query or "").strip()
     if not query:
         raise SearchError("pertanyaan kosong")
@@ -149,18 +165,42 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
         raise SearchError(f"mode harus salah satu dari {', '.join(MODES)}")
     if not 1 <= k <= 100 or not k <= pool <= 1000:
         raise SearchError("k harus 1–100 dan pool antara k dan 1000")
+    return query
 
+
+def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: int = 10, pool: int = 50,
+           mode: str = "hybrid", include_superseded: bool = False, rrf_k: int = 60,
+           lexical_weight: float = 1.0, vector_weight: float = 1.0, per_term: int = 500,
+           collection: str = "editorial", provider: EmbeddingProvider | None = None,
+           rerank: bool | None = None, reranker: Reranker | None = None, threshold: float | None = None,
+           expand: bool = True) -> SearchResponse:
+    """Ranked chunks for ``query`` that ``reader`` may see.
+
+    ``rerank``: None reranks when a reranker is configured, False never, True
+    always (reporting ``reranker_unavailable`` when none answers). ``threshold``
+    drops reranked chunks scoring below it. ``expand`` appends documents
+    reached through relations from the direct hits, labelled ``via_graph``."""
+    query = validate(query, k=k, pool=pool, mode=mode)
     timings: dict[str, float] = {}
     degraded: list[str] = []
+    rerank_config = settings.NALARKU_RERANK
+    if rerank is not False and reranker is None:
+        try:
+            reranker = reranker_from_config()
+        except ServiceError as exc:
+            logger.warning("reranker misconfigured: %s", exc)
+    rerank = rerank is not False and (reranker is not None or rerank is True)
+    threshold = rerank_config.get("threshold") if threshold is None else threshold
+
     space = EmbeddingSpace.objects.filter(is_active=True).first()
     vector = None
     if mode != "lexical" and space is not None:
-        started = time.perf_counter()
-        try:
-            vector = (provider or provider_from_config()).embed_query(query)
-        except ServiceError:
-            degraded.append("semantic_unavailable")
-        timings["embed"] = round((time.perf_counter() - started) * 1000, 2)
+        with _Stopwatch(timings, "embed"):
+            try:
+                vector = (provider or provider_from_config()).embed_query(query)
+            except ServiceError as exc:
+                logger.warning("query embedding failed: %s", exc)
+                degraded.append("semantic_unavailable")
     elif mode != "lexical":
         degraded.append("semantic_unavailable")
     # Without a query vector, search falls back to the lexical arm (still
@@ -169,26 +209,80 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
 
     see_all = bool(reader is not None and reader.is_authenticated and reader.is_active and reader.is_superuser)
     user_id = reader.pk if reader is not None and reader.is_authenticated and reader.is_active else None
+    depth = max(k, min(pool, int(rerank_config.get("depth", 30)))) if rerank else k
     params = {
         "query": query, "collection": collection, "see_all": see_all, "user_id": user_id,
         "statuses": ["active", "superseded"] if include_superseded else ["active"],
         "use_lexical": mode_used in ("hybrid", "lexical"),
         "use_vector": vector is not None and mode_used in ("hybrid", "vector"),
         "vector": _vector_literal(vector, space.dimensions if space else 384),
-        "space": space.pk if space else 0, "per_term": per_term, "pool": pool, "limit": k,
+        "space": space.pk if space else 0, "per_term": per_term, "pool": pool, "limit": depth,
         "rrf_k": float(rrf_k), "lexical_weight": float(lexical_weight), "vector_weight": float(vector_weight),
     }
-    started = time.perf_counter()
-    with connection.cursor() as cursor:
+    with _Stopwatch(timings, "sql"), connection.cursor() as cursor:
         cursor.execute(hybrid_sql(space.dimensions if space else 384), params)
         rows = cursor.fetchall()
-    timings["sql"] = round((time.perf_counter() - started) * 1000, 2)
     hits = [Hit(chunk_id=row[0], evidence_id=row[1], document=row[2], revision=row[3], title=row[4],
                 heading_path=row[5], text=row[6], superseded=row[7], lexical_rank=row[8],
                 semantic_rank=row[9], rrf_score=round(float(row[10]), 6), source_type=row[11],
-                document_date=row[12].isoformat() if row[12] else None, url=row[13])
+                document_date=row[12].isoformat() if row[12] else None, url=row[13], document_id=row[14])
             for row in rows]
+
+    if rerank:
+        with _Stopwatch(timings, "rerank"):
+            hits = _reranked(query, hits, reranker, threshold, k, degraded)
+    hits = hits[:k]
+    if expand and hits:
+        with _Stopwatch(timings, "expand"):
+            hits += _expanded(hits, reader=reader, collection=collection, space=space, vector=vector)
     return SearchResponse(query, mode_used, hits, timings, degraded)
+
+
+def _reranked(query: str, hits: list[Hit], reranker: Reranker | None, threshold: float | None,
+              k: int, degraded: list[str]) -> list[Hit]:
+    """Hits in rerank order, those under the threshold dropped; on failure
+    the RRF order, without scores, and ``reranker_unavailable``."""
+    if not hits:
+        return hits
+    try:
+        if reranker is None:
+            raise RerankError("tidak ada reranker yang dikonfigurasi", transient=False)
+        scores = reranker.scores(query, [_rerank_text(h) for h in hits])
+    except ServiceError as exc:
+        logger.warning("reranker unavailable: %s", exc)
+        degraded.append("reranker_unavailable")
+        return hits
+    for hit, score in zip(hits, scores, strict=True):
+        hit.rerank_score = round(score, 6)
+    kept = [h for h in hits if threshold is None or h.rerank_score >= threshold]
+    return sorted(kept, key=lambda h: -h.rerank_score)[:k]
+
+
+def _rerank_text(hit: Hit) -> str:
+    context = " > ".join(part for part in (hit.title, hit.heading_path) if part)
+    return f"{context}\n\n{hit.text}" if context else hit.text
+
+
+def _expanded(hits: list[Hit], *, reader: AbstractBaseUser | AnonymousUser | None, collection: str,
+              space: EmbeddingSpace | None, vector: np.ndarray | None) -> list[Hit]:
+    config = settings.NALARKU_GRAPH
+    seeds = list(dict.fromkeys(h.document_id for h in hits))
+    reached = graph.expand(seeds, reader=reader, collection=collection, types=config["types"],
+                           depth=config["depth"], max_nodes=config["max_nodes"])
+    chunks = graph.representative_chunks([doc for doc, _ in reached], space=space, vector=vector)
+    out = []
+    for doc, step in reached:
+        chunk = chunks.get(doc)
+        if chunk is None:  # an active revision with no text chunks
+            continue
+        revision, document = chunk.revision, chunk.document
+        out.append(Hit(chunk_id=chunk.pk, document_id=doc, evidence_id=chunk.key, document=document.key, revision=revision.number,
+                       title=revision.title, heading_path=chunk.heading_path, text=chunk.text,
+                       superseded=False, lexical_rank=None, semantic_rank=None, rrf_score=0.0,
+                       source_type=document.source_type,
+                       document_date=revision.document_date.isoformat() if revision.document_date else None,
+                       url=document.url, via_graph=True, relation=step.as_dict()))
+    return out
 
 
 def _vector_literal(vector: np.ndarray | None, dims: int) -> str:

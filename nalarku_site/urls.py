@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from review import api as review_api
 from review import views as review_views
 
 admin.site.site_header = "Nalarku — administrasi arsip"
@@ -11,5 +12,6 @@ urlpatterns = [
     path("", review_views.home, name="home"),
     path("masuk/", auth_views.LoginView.as_view(), name="login"),
     path("keluar/", auth_views.LogoutView.as_view(), name="logout"),
+    path("api/search", review_api.search_api, name="api-search"),
     path("admin/", admin.site.urls),
 ]

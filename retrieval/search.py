@@ -168,7 +168,7 @@ def validate(query: str, *, k: int, pool: int, mode: str) -> str:
     return query
 
 
-def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: int = 10, pool: int = 50,
+def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: int = 10, pool: int | None = None,
            mode: str = "hybrid", include_superseded: bool = False, rrf_k: int = 60,
            lexical_weight: float = 1.0, vector_weight: float = 1.0, per_term: int = 500,
            collection: str = "editorial", provider: EmbeddingProvider | None = None,
@@ -180,6 +180,7 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
     always (reporting ``reranker_unavailable`` when none answers). ``threshold``
     drops reranked chunks scoring below it. ``expand`` appends documents
     reached through relations from the direct hits, labelled ``via_graph``."""
+    pool = max(50, k) if pool is None else pool
     query = validate(query, k=k, pool=pool, mode=mode)
     timings: dict[str, float] = {}
     degraded: list[str] = []

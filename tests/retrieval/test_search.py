@@ -94,3 +94,28 @@ def test_invalid_parameters_are_clear_errors(kwargs, message):
     query = kwargs.pop("query")
     with pytest.raises(SearchError, match=message):
         search(query, None, **kwargs)
+
+
+def test_sql_permission_predicate_agrees_with_visible_to(make_revision, make_user):
+    """The raw-SQL filter of search and Document.objects.visible_to must
+    never disagree, for any kind of reader."""
+    from retrieval.models import Document
+    from retrieval.search import _VISIBLE
+
+    make_revision("publik", key="V1", public=True)
+    make_revision("hukum", key="V2", groups=("hukum",))
+    make_revision("produk", key="V3", groups=("produk",))
+    make_revision("dua grup", key="V4", groups=("hukum", "produk"))
+    make_revision("tanpa grup", key="V5")
+    readers = [None, make_user("a"), make_user("b", "hukum"), make_user("c", "produk", "hukum"),
+               make_user("root", is_superuser=True), make_user("nonaktif", "hukum", is_active=False)]
+    for reader in readers:
+        authenticated = reader is not None and reader.is_active
+        params = {"collection": "editorial", "statuses": ["active"],
+                  "see_all": bool(authenticated and reader.is_superuser),
+                  "user_id": reader.pk if authenticated else None}
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT DISTINCT d.key FROM retrieval_chunk c JOIN retrieval_document d "
+                           f"ON d.id = c.document_id WHERE {_VISIBLE}", params)
+            by_sql = {row[0] for row in cursor.fetchall()}
+        assert by_sql == set(Document.objects.visible_to(reader).values_list("key", flat=True)), reader

@@ -1,0 +1,101 @@
+"""The JSON API: ``/api/search`` (and ``/api/ask`` with the answers issue).
+
+Authenticated by the browser session or by ``Authorization: Bearer <token>``
+for scripts. Bearer requests carry no cookies, so they need no CSRF token;
+session requests that change state still go through the CSRF check. Errors
+are JSON with a message fit for the user and never name documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.middleware.csrf import CsrfViewMiddleware
+from django.views.decorators.csrf import csrf_exempt
+
+from retrieval.search import SearchError, search
+
+from .tokens import user_for_token
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+def error(status: int, message: str) -> JsonResponse:
+    response = JsonResponse({"error": message}, status=status, json_dumps_params={"ensure_ascii": False})
+    if status == 401:
+        response["WWW-Authenticate"] = 'Bearer realm="nalarku"'
+    return response
+
+
+def api_view(*methods: str) -> Callable:
+    """Method check, session-or-bearer authentication, CSRF for session
+    writes, and SearchError → 400, around a view returning a dict."""
+
+    def decorate(view: Callable[..., dict]) -> Callable[..., HttpResponse]:
+        @csrf_exempt
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+            if request.method not in methods:
+                return error(405, f"metode {request.method} tidak didukung; gunakan {', '.join(methods)}")
+            header = request.headers.get("Authorization", "")
+            if header:
+                scheme, _, plain = header.partition(" ")
+                user = user_for_token(plain) if scheme.lower() == "bearer" and plain.strip() else None
+                if user is None:
+                    return error(401, "token tidak valid atau sudah dicabut")
+                request.user = user
+            elif not request.user.is_authenticated:
+                return error(401, "masuk terlebih dahulu atau kirim header Authorization: Bearer <token>")
+            elif request.method not in SAFE_METHODS:
+                rejected = CsrfViewMiddleware(lambda r: HttpResponse()).process_view(request, None, (), {})
+                if rejected is not None:
+                    return error(403, "token CSRF tidak ada atau tidak valid")
+            try:
+                payload = view(request, *args, **kwargs)
+            except (SearchError, ParameterError) as exc:
+                return error(400, str(exc))
+            return JsonResponse(payload, json_dumps_params={"ensure_ascii": False})
+
+        return wrapper
+
+    return decorate
+
+
+class ParameterError(ValueError):
+    """A request parameter that cannot be parsed; the message names it."""
+
+
+def int_param(params: QueryDict, name: str, default: int) -> int:
+    raw = params.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ParameterError(f"parameter '{name}' harus bilangan bulat, bukan {raw[:20]!r}") from None
+
+
+def bool_param(params: QueryDict, name: str, default: bool | None = False) -> bool | None:
+    raw = params.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "ya", "yes"):
+        return True
+    if raw in ("0", "false", "tidak", "no"):
+        return False
+    raise ParameterError(f"parameter '{name}' harus 1/0 atau true/false")
+
+
+@api_view("GET")
+def search_api(request: HttpRequest) -> dict:
+    """``GET /api/search?q=&k=&mode=&pool=&include_superseded=&rerank=&expand=``"""
+    params = request.GET
+    if "q" not in params:
+        raise ParameterError("parameter 'q' (pertanyaan) wajib diisi")
+    k = int_param(params, "k", 10)
+    response = search(params["q"], request.user, k=k, pool=int_param(params, "pool", max(50, k)), mode=params.get("mode", "hybrid").strip() or "hybrid",
+                      include_superseded=bool_param(params, "include_superseded"),
+                      rerank=bool_param(params, "rerank", None), expand=bool_param(params, "expand", True))
+    return response.as_dict()

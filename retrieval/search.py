@@ -54,7 +54,7 @@ WITH query_terms AS (
       AND ts.term IN (SELECT lexeme FROM unnest(to_tsvector('indonesian', %(query)s)))
 ),
 lexical AS (
-    SELECT chunk_id, ROW_NUMBER() OVER (ORDER BY score DESC, chunk_id) AS rank
+    SELECT chunk_id, score, ROW_NUMBER() OVER (ORDER BY score DESC, chunk_id) AS rank
     FROM (
         SELECT p.chunk_id, sum(q.idf * p.weight) AS score
         FROM query_terms q CROSS JOIN LATERAL (
@@ -67,7 +67,7 @@ lexical AS (
     ) scored
 ),
 semantic AS (
-    SELECT chunk_id, ROW_NUMBER() OVER (ORDER BY distance, chunk_id) AS rank
+    SELECT chunk_id, 1 - distance AS similarity, ROW_NUMBER() OVER (ORDER BY distance, chunk_id) AS rank
     FROM (
         SELECT e.chunk_id, e.embedding::vector({dims}) <=> %(vector)s::vector({dims}) AS distance
         FROM retrieval_chunkembedding e JOIN retrieval_chunk c ON c.id = e.chunk_id
@@ -77,13 +77,15 @@ semantic AS (
 ),
 fused AS (
     SELECT coalesce(l.chunk_id, s.chunk_id) AS chunk_id, l.rank AS lexical_rank, s.rank AS semantic_rank,
+           l.score AS lexical_score, s.similarity AS semantic_score,
            coalesce(%(lexical_weight)s / (%(rrf_k)s + l.rank), 0)
              + coalesce(%(vector_weight)s / (%(rrf_k)s + s.rank), 0) AS rrf_score
     FROM lexical l FULL OUTER JOIN semantic s ON s.chunk_id = l.chunk_id
     ORDER BY rrf_score DESC, chunk_id LIMIT %(limit)s
 )
 SELECT f.chunk_id, c.key, d.key, r.number, r.title, c.heading_path, c.text, r.status = 'superseded',
-       f.lexical_rank, f.semantic_rank, f.rrf_score, d.source_type, r.document_date, d.url, d.id
+       f.lexical_rank, f.semantic_rank, f.rrf_score, d.source_type, r.document_date, d.url, d.id,
+       f.lexical_score, f.semantic_score
 FROM fused f
 JOIN retrieval_chunk c ON c.id = f.chunk_id
 JOIN retrieval_revision r ON r.id = c.revision_id
@@ -111,6 +113,7 @@ class Hit:
     lexical_rank: int | None
     semantic_rank: int | None
     rrf_score: float
+    semantic_score: float | None  # cosine similarity to the query
     source_type: str
     document_date: str | None
     url: str
@@ -119,10 +122,13 @@ class Hit:
     relation: dict[str, str] | None = None  # the relation that led here, for graph hits
     chunk_id: int = field(default=0, repr=False)
     document_id: int = field(default=0, repr=False)
+    # BM25 depends on corpus-wide term statistics, hidden documents included,
+    # so it stays internal: showing it would let a reader infer their terms.
+    lexical_score: float | None = field(default=None, repr=False)
 
     def as_dict(self) -> dict:
         data = asdict(self)
-        del data["chunk_id"], data["document_id"]
+        del data["chunk_id"], data["document_id"], data["lexical_score"]
         return data
 
 
@@ -226,7 +232,8 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
     hits = [Hit(chunk_id=row[0], evidence_id=row[1], document=row[2], revision=row[3], title=row[4],
                 heading_path=row[5], text=row[6], superseded=row[7], lexical_rank=row[8],
                 semantic_rank=row[9], rrf_score=round(float(row[10]), 6), source_type=row[11],
-                document_date=row[12].isoformat() if row[12] else None, url=row[13], document_id=row[14])
+                document_date=row[12].isoformat() if row[12] else None, url=row[13], document_id=row[14],
+                lexical_score=_rounded(row[15]), semantic_score=_rounded(row[16]))
             for row in rows]
 
     if rerank:
@@ -280,10 +287,15 @@ def _expanded(hits: list[Hit], *, reader: AbstractBaseUser | AnonymousUser | Non
         out.append(Hit(chunk_id=chunk.pk, document_id=doc, evidence_id=chunk.key, document=document.key, revision=revision.number,
                        title=revision.title, heading_path=chunk.heading_path, text=chunk.text,
                        superseded=False, lexical_rank=None, semantic_rank=None, rrf_score=0.0,
+                       semantic_score=None,
                        source_type=document.source_type,
                        document_date=revision.document_date.isoformat() if revision.document_date else None,
                        url=document.url, via_graph=True, relation=step.as_dict()))
     return out
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 6)
 
 
 def _vector_literal(vector: np.ndarray | None, dims: int) -> str:

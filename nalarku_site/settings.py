@@ -157,6 +157,28 @@ NALARKU_LLM = {
     "timeout": float(os.environ.get("NALARKU_LLM_TIMEOUT", "60")),
 }
 
+# Answers: the generator ("extractive" offline, or "ollama"/"openai" through
+# NALARKU_LLM) and the calibrated bars (see README, "Calibration").
+NALARKU_GENERATOR = os.environ.get("NALARKU_GENERATOR", "extractive")
+NALARKU_ANSWER_SEARCH_K = int(os.environ.get("NALARKU_ANSWER_SEARCH_K", "12"))
+NALARKU_CONTEXT = {
+    "budget_tokens": int(os.environ.get("NALARKU_CONTEXT_BUDGET", "1800")),
+    "min_similarity": float(os.environ.get("NALARKU_CONTEXT_MIN_SIMILARITY", "0.80")),
+    "margin": float(os.environ.get("NALARKU_CONTEXT_MARGIN", "0.06")),
+    "max_chunks": int(os.environ.get("NALARKU_CONTEXT_MAX_CHUNKS", "8")),
+    "per_revision": int(os.environ.get("NALARKU_CONTEXT_PER_REVISION", "2")),
+}
+NALARKU_EXTRACTIVE = {
+    "min_similarity": float(os.environ.get("NALARKU_EXTRACTIVE_MIN_SIMILARITY", "0.82")),
+    "strong_similarity": float(os.environ.get("NALARKU_EXTRACTIVE_STRONG_SIMILARITY", "0.86")),
+    "min_overlap": float(os.environ.get("NALARKU_EXTRACTIVE_MIN_OVERLAP", "0.3")),
+    "max_claims": int(os.environ.get("NALARKU_EXTRACTIVE_MAX_CLAIMS", "4")),
+}
+NALARKU_SUPPORT = {
+    "min_similarity": float(os.environ.get("NALARKU_SUPPORT_MIN_SIMILARITY", "0.85")),
+    "min_overlap": float(os.environ.get("NALARKU_SUPPORT_MIN_OVERLAP", "0.5")),
+}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

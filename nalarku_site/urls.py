@@ -13,5 +13,6 @@ urlpatterns = [
     path("masuk/", auth_views.LoginView.as_view(), name="login"),
     path("keluar/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/search", review_api.search_api, name="api-search"),
+    path("api/ask", review_api.ask_api, name="api-ask"),
     path("admin/", admin.site.urls),
 ]

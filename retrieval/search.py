@@ -287,7 +287,7 @@ def _expanded(hits: list[Hit], *, reader: AbstractBaseUser | AnonymousUser | Non
         out.append(Hit(chunk_id=chunk.pk, document_id=doc, evidence_id=chunk.key, document=document.key, revision=revision.number,
                        title=revision.title, heading_path=chunk.heading_path, text=chunk.text,
                        superseded=False, lexical_rank=None, semantic_rank=None, rrf_score=0.0,
-                       semantic_score=None,
+                       semantic_score=_rounded(1 - chunk.distance) if hasattr(chunk, "distance") else None,
                        source_type=document.source_type,
                        document_date=revision.document_date.isoformat() if revision.document_date else None,
                        url=document.url, via_graph=True, relation=step.as_dict()))

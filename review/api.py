@@ -1,4 +1,4 @@
-"""The JSON API: ``/api/search`` (and ``/api/ask`` with the answers issue).
+"""The JSON API: ``GET /api/search`` and ``POST /api/ask``.
 
 Authenticated by the browser session or by ``Authorization: Bearer <token>``
 for scripts. Bearer requests carry no cookies, so they need no CSRF token;
@@ -8,7 +8,9 @@ are JSON with a message fit for the user and never name documents.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from datetime import date
 from functools import wraps
 
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
@@ -17,6 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from retrieval.search import SearchError, search
 
+from .answering import question_ask
 from .tokens import user_for_token
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -99,3 +102,24 @@ def search_api(request: HttpRequest) -> dict:
                       include_superseded=bool_param(params, "include_superseded"),
                       rerank=bool_param(params, "rerank", None), expand=bool_param(params, "expand", True))
     return response.as_dict()
+
+
+@api_view("POST")
+def ask_api(request: HttpRequest) -> dict:
+    """``POST /api/ask`` with JSON ``{"question": "...", "as_of": "YYYY-MM-DD" | null}``."""
+    try:
+        body = json.loads(request.body or b"{}")
+    except ValueError:
+        raise ParameterError("badan permintaan harus JSON, mis. {\"question\": \"...\"}") from None
+    if not isinstance(body, dict) or not isinstance(body.get("question"), str):
+        raise ParameterError("field 'question' (teks) wajib diisi")
+    as_of = body.get("as_of")
+    if as_of is not None:
+        try:
+            as_of = date.fromisoformat(as_of) if isinstance(as_of, str) else None
+        except ValueError:
+            as_of = None
+        if as_of is None:
+            raise ParameterError("field 'as_of' harus tanggal YYYY-MM-DD atau null")
+    asked = question_ask(text=body["question"], user=request.user, as_of=as_of)
+    return asked.contract.model_dump(mode="json")

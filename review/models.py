@@ -1,5 +1,4 @@
-"""Review models: API tokens now; questions, answers, claims and evidence
-lookups arrive with the answers issue."""
+"""Review models: API tokens, questions, answers, claims and their evidence."""
 
 from __future__ import annotations
 
@@ -26,3 +25,107 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user}, {self.name})"
+
+
+class Question(models.Model):
+    """A question an editor asked, as of a date (None: now)."""
+
+    text = models.TextField()
+    asked_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,
+                                 related_name="questions")
+    asked_at = models.DateTimeField(auto_now_add=True)
+    as_of = models.DateField(null=True, blank=True, help_text="Jawab menurut arsip pada tanggal ini")
+    category = models.CharField(max_length=50, blank=True, help_text="Kategori untuk dasbor waktu pencarian")
+
+    class Meta:
+        ordering = ["-asked_at"]
+        verbose_name = "pertanyaan"
+        verbose_name_plural = "pertanyaan"
+
+    def __str__(self) -> str:
+        return f"Q{self.pk}: {self.text[:80]}"
+
+    @property
+    def public_id(self) -> str:
+        return f"Q{self.pk}"
+
+
+class AnswerStatus(models.TextChoices):
+    ANSWERED = "answered", "terjawab"
+    NEEDS_REVIEW = "needs_review", "perlu ditinjau"
+    INSUFFICIENT_EVIDENCE = "insufficient_evidence", "bukti tidak cukup"
+
+
+class Answer(models.Model):
+    """One drafted answer with everything needed to reproduce and audit it."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="answers")
+    status = models.CharField(max_length=30, choices=AnswerStatus.choices)
+    generator = models.CharField(max_length=50)
+    retrieval = models.JSONField(default=dict, help_text="Pengaturan pencarian yang dipakai")
+    timings_ms = models.JSONField(default=dict)
+    degraded = models.JSONField(default=list)
+    contract = models.JSONField(default=dict, help_text="Kontrak jawaban lengkap saat dibuat")
+    raw_output = models.TextField(blank=True, help_text="Keluaran mentah generator LLM (hanya admin)")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "jawaban"
+        verbose_name_plural = "jawaban"
+
+    def __str__(self) -> str:
+        return f"Jawaban {self.pk} untuk Q{self.question_id} ({self.status})"
+
+
+class ClaimReview(models.TextChoices):
+    PENDING = "pending", "belum ditinjau"
+    SUPPORTED = "supported", "didukung"
+    NEEDS_REVIEW = "needs_review", "perlu ditinjau"
+
+
+class Claim(models.Model):
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="claims")
+    position = models.PositiveIntegerField()
+    text = models.TextField()
+    flags = models.JSONField(default=list, help_text="Temuan validasi, mis. weak_support, conflict")
+    review_status = models.CharField(max_length=20, choices=ClaimReview.choices, default=ClaimReview.PENDING)
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="reviewed_claims")
+    review_note = models.TextField(blank=True)
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["answer", "position"]
+        constraints = [models.UniqueConstraint(fields=["answer", "position"], name="claim_position_unique")]
+        verbose_name = "klaim"
+        verbose_name_plural = "klaim"
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+class ClaimEvidence(models.Model):
+    """A chunk a claim cites. The evidence id is kept as text too: a chunk
+    row may be replaced by re-indexing, the citation must not change."""
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="evidence")
+    evidence_id = models.CharField(max_length=100)
+    document = models.ForeignKey("retrieval.Document", null=True, on_delete=models.SET_NULL, related_name="+")
+    revision = models.ForeignKey("retrieval.Revision", null=True, on_delete=models.SET_NULL, related_name="+")
+    chunk = models.ForeignKey("retrieval.Chunk", null=True, on_delete=models.SET_NULL, related_name="+")
+    rank = models.PositiveIntegerField(help_text="Urutan dalam konteks yang dikirim ke generator")
+    semantic_score = models.FloatField(null=True)
+    rrf_score = models.FloatField(null=True)
+    rerank_score = models.FloatField(null=True)
+    superseded = models.BooleanField(default=False)
+    conflict = models.BooleanField(default=False)
+    via_graph = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["claim", "rank"]
+        verbose_name = "bukti klaim"
+        verbose_name_plural = "bukti klaim"
+
+    def __str__(self) -> str:
+        return self.evidence_id

@@ -1,0 +1,219 @@
+"""The answer pipeline: retrieve → select context → generate → validate →
+freshness and conflicts → persist → the contract.
+
+``question_ask`` is the one service every interface calls (the ``ask``
+command, ``POST /api/ask``, the editor's ask page). ``contract_for`` renders
+a stored answer for a reader, leaving out whatever that reader may not see
+now.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date
+
+from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db import transaction
+from django.db.models import Q
+
+from retrieval.http import ServiceError
+from retrieval.models import Chunk, Document, EmbeddingSpace, Revision
+from retrieval.search import Hit, search
+
+from .context import ContextPolicy, context_select
+from .contract import AnswerContract, Claim, Conflict, Draft, Evidence
+from .freshness import conflicts_find, current_revisions, statements
+from .generators import (
+    ExtractiveGenerator,
+    Generation,
+    Generator,
+    GeneratorUnavailable,
+    generator_from_config,
+)
+from .models import Answer, AnswerStatus, ClaimEvidence, Question
+from .models import Claim as ClaimRow
+from .text import asks_about_present
+from .validation import draft_validate
+
+logger = logging.getLogger(__name__)
+
+# Flags that leave a claim for an editor to judge.
+DOUBTFUL = {"evidence_removed", "unsupported_fact", "weak_support", "conflict", "superseded_evidence"}
+
+
+@dataclass
+class Asked:
+    answer: Answer
+    contract: AnswerContract
+
+
+@contextmanager
+def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[stage] = round((time.perf_counter() - started) * 1000, 2)
+
+
+def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as_of: date | None = None,
+                 generator: Generator | None = None, category: str = "",
+                 search_options: dict | None = None) -> Asked:
+    """Answer ``text`` for ``user`` from what that user may see. Raises
+    ``SearchError`` for an empty or over-long question."""
+    timings: dict[str, float] = {}
+    options = {"k": settings.NALARKU_ANSWER_SEARCH_K, **(search_options or {})}
+    present = as_of is None and asks_about_present(text)
+    with _timed(timings, "search"):
+        response = search(text, user, include_superseded=as_of is not None, **options)
+    for stage in ("embed", "sql", "rerank", "expand"):
+        if stage in response.timings_ms:
+            timings[stage] = response.timings_ms[stage]
+    degraded = list(response.degraded)
+    hits = _as_of(response.results, as_of) if as_of else response.results
+
+    with _timed(timings, "context"):
+        chunks = context_select(hits, question=response.query, newest_first=present)
+    with _timed(timings, "generate"):
+        generation = _generate(generator, response.query, chunks, degraded)
+    with _timed(timings, "validate"):
+        validated = draft_validate(generation.draft, chunks)
+        conflicts = conflicts_find(chunks, statements(chunks, validated.claims, response.query))
+        current = current_revisions(chunks)
+    degraded += [d for d in generation.degraded + validated.degraded if d not in degraded]
+
+    by_id = {h.evidence_id: h for h in chunks}
+    in_conflict = {e for c in conflicts for e in c.evidence_ids}
+    for claim in validated.claims:
+        cited = [by_id[e] for e in claim.evidence_ids]
+        if any(h.superseded for h in cited):
+            claim.flags.append("superseded_evidence")
+        if in_conflict & set(claim.evidence_ids):
+            claim.flags.append("conflict")
+        if any(h.via_graph for h in cited):
+            claim.flags.append("via_graph")
+    status = _status(generation.draft, validated.claims, conflicts, chunks)
+    missing = validated.missing
+    if status == AnswerStatus.INSUFFICIENT_EVIDENCE and not missing:
+        missing = [f"Bukti yang langsung menjawab: “{response.query}”"]
+    evidence = {h.evidence_id: _evidence(h, current) for h in chunks}
+
+    retrieval = {**options, "mode": response.mode, "as_of": as_of.isoformat() if as_of else None,
+                 "present": present, "context": vars(ContextPolicy.from_settings()),
+                 "reranker": settings.NALARKU_RERANK.get("provider") or None,
+                 "embedding_space": EmbeddingSpace.objects.filter(is_active=True).values_list("pk", flat=True).first(),
+                 "candidates": [h.evidence_id for h in hits]}
+    with _timed(timings, "persist"):
+        answer = _persist(text=response.query, user=user, as_of=as_of, category=category, status=status,
+                          generation=generation, retrieval=retrieval, degraded=degraded, claims=validated.claims,
+                          chunks=chunks, in_conflict=in_conflict, missing=missing, conflicts=conflicts,
+                          evidence=evidence)
+    answer.timings_ms = timings
+    answer.save(update_fields=["timings_ms"])
+    return Asked(answer, contract_for(answer, user))
+
+
+def _generate(generator: Generator | None, question: str, chunks: list[Hit], degraded: list[str]) -> Generation:
+    if not chunks:
+        # Nothing passed the relevance bar: no model is asked to answer from nothing.
+        return Generation(Draft(status="insufficient_evidence", claims=[], missing=[]), "none")
+    try:
+        return (generator or generator_from_config()).generate(question, chunks)
+    except (GeneratorUnavailable, ServiceError) as exc:
+        logger.warning("generator unavailable, extractive fallback: %s", exc)
+        degraded.append("generator_unavailable")
+        return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE).generate(question, chunks)
+
+
+def _status(draft: Draft, claims: list[Claim], conflicts: list[Conflict], chunks: list[Hit]) -> str:
+    if not chunks or not claims:
+        return AnswerStatus.INSUFFICIENT_EVIDENCE
+    if (draft.status != "answered" or conflicts
+            or any(DOUBTFUL & set(c.flags) for c in claims)):
+        return AnswerStatus.NEEDS_REVIEW
+    return AnswerStatus.ANSWERED
+
+
+def _as_of(hits: list[Hit], as_of: date) -> list[Hit]:
+    """Hits from the revision each document had in force on ``as_of``."""
+    documents = {h.document_id for h in hits}
+    in_force: dict[int, int] = {}
+    for doc, number in (Revision.objects.filter(document_id__in=documents, status__in=["active", "superseded"])
+                        .filter(Q(document_date__lte=as_of) | Q(document_date__isnull=True))
+                        .order_by("document_id", "number").values_list("document_id", "number")):
+        in_force[doc] = number  # the last one wins: the newest in force
+    kept = []
+    for hit in hits:
+        if in_force.get(hit.document_id) == hit.revision:
+            hit.superseded = False  # it was the current revision on that date
+            kept.append(hit)
+    return kept
+
+
+def _evidence(hit: Hit, current: dict[str, int]) -> Evidence:
+    return Evidence(document=hit.document, revision=hit.revision, title=hit.title, heading_path=hit.heading_path,
+                    document_date=hit.document_date, source_type=hit.source_type, superseded=hit.superseded,
+                    current_revision=current.get(hit.document) if hit.superseded else None, url=hit.url,
+                    via_graph=hit.via_graph, relation=hit.relation, semantic_score=hit.semantic_score,
+                    rerank_score=hit.rerank_score)
+
+
+@transaction.atomic
+def _persist(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as_of: date | None, category: str,
+             status: str, generation: Generation, retrieval: dict, degraded: list[str], claims: list[Claim],
+             chunks: list[Hit], in_conflict: set[str], missing: list[str], conflicts: list[Conflict],
+             evidence: dict[str, Evidence]) -> Answer:
+    asker = user if user is not None and user.is_authenticated else None
+    question = Question.objects.create(text=text, asked_by=asker, as_of=as_of, category=category)
+    contract = AnswerContract(question_id=question.public_id, status=status, claims=claims, missing=missing,
+                              conflicts=conflicts, evidence=evidence, degraded=degraded)
+    answer = Answer.objects.create(question=question, status=status, generator=generation.generator,
+                                   retrieval=retrieval, degraded=degraded, raw_output=generation.raw,
+                                   contract=contract.model_dump(mode="json"))
+    rank = {h.evidence_id: n for n, h in enumerate(chunks, 1)}
+    by_id = {h.evidence_id: h for h in chunks}
+    revisions = dict(Chunk.objects.filter(pk__in=[h.chunk_id for h in chunks]).values_list("pk", "revision_id"))
+    rows = []
+    for position, claim in enumerate(claims, 1):
+        row = ClaimRow.objects.create(answer=answer, position=position, text=claim.text, flags=claim.flags)
+        for evidence_id in claim.evidence_ids:
+            hit = by_id[evidence_id]
+            rows.append(ClaimEvidence(claim=row, evidence_id=evidence_id, document_id=hit.document_id,
+                                      revision_id=revisions.get(hit.chunk_id), chunk_id=hit.chunk_id,
+                                      rank=rank[evidence_id], semantic_score=hit.semantic_score,
+                                      rrf_score=hit.rrf_score, rerank_score=hit.rerank_score,
+                                      superseded=hit.superseded, conflict=evidence_id in in_conflict,
+                                      via_graph=hit.via_graph))
+    ClaimEvidence.objects.bulk_create(rows)
+    return answer
+
+
+def contract_for(answer: Answer, reader: AbstractBaseUser | AnonymousUser | None) -> AnswerContract:
+    """The stored contract as ``reader`` may see it now: evidence from
+    documents outside the reader's groups is left out, and so is every claim
+    or conflict resting on it (its text came from that evidence)."""
+    stored = AnswerContract.model_validate(answer.contract)
+    documents = {e.document for e in stored.evidence.values()}
+    visible = set(Document.objects.visible_to(reader).filter(key__in=documents).values_list("key", flat=True))
+    allowed = {eid for eid, e in stored.evidence.items() if e.document in visible}
+    if allowed == set(stored.evidence):
+        return stored
+    claims = [c for c in stored.claims if set(c.evidence_ids) <= allowed]
+    conflicts = [c for c in stored.conflicts if set(c.evidence_ids) <= allowed]
+    status = stored.status
+    if not claims:
+        status = AnswerStatus.INSUFFICIENT_EVIDENCE
+    elif status == AnswerStatus.ANSWERED and len(claims) < len(stored.claims):
+        status = AnswerStatus.NEEDS_REVIEW
+    return stored.model_copy(update={
+        "claims": claims, "conflicts": conflicts, "status": status,
+        "evidence": {eid: e for eid, e in stored.evidence.items() if eid in allowed},
+        # What was missing may have been phrased from the withheld evidence.
+        "missing": [],
+    })

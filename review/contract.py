@@ -1,0 +1,80 @@
+"""The answer contract (DESIGN.md), as pydantic models.
+
+``Draft`` is the part a generator writes — status, claims with the evidence
+ids they cite, what is missing — and its JSON Schema is exactly what LLM
+generators are asked to produce. ``AnswerContract`` is what Nalarku returns:
+the draft after validation, plus conflicts, the evidence each id stands for
+and the degraded flags, all filled in by the pipeline, never by a model.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .models import AnswerStatus
+
+StatusLiteral = Literal["answered", "needs_review", "insufficient_evidence"]
+
+
+class ClaimDraft(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1, max_length=2000, description="Satu pernyataan, dalam bahasa pertanyaan")
+    evidence_ids: list[str] = Field(description="Id bukti (mis. D12:r3:p4) yang mendukung pernyataan ini")
+
+
+class Draft(BaseModel):
+    """What a generator returns."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: StatusLiteral = Field(description="insufficient_evidence bila bukti tidak cukup untuk menjawab")
+    claims: list[ClaimDraft] = Field(description="Pernyataan jawaban, masing-masing dengan buktinya")
+    missing: list[str] = Field(description="Bukti yang masih dibutuhkan untuk menjawab dengan yakin")
+
+
+def draft_schema() -> dict[str, Any]:
+    """The JSON Schema sent to LLM generators."""
+    return Draft.model_json_schema()
+
+
+class Claim(ClaimDraft):
+    model_config = ConfigDict(extra="forbid")
+
+    flags: list[str] = Field(default_factory=list, description=(
+        "evidence_removed, unsupported_fact, weak_support, superseded_evidence, conflict, via_graph"))
+
+
+class Conflict(BaseModel):
+    evidence_ids: list[str]
+    kind: str  # status | number | date
+    note: str
+
+
+class Evidence(BaseModel):
+    document: str
+    revision: int
+    title: str
+    heading_path: str = ""
+    document_date: str | None = None
+    indexed_at: str | None = None
+    source_type: str
+    superseded: bool = False
+    current_revision: int | None = None  # the revision serving now, when this one is superseded
+    url: str = ""
+    via_graph: bool = False
+    relation: dict[str, str] | None = None
+    semantic_score: float | None = None
+    rerank_score: float | None = None
+
+
+class AnswerContract(BaseModel):
+    question_id: str
+    status: AnswerStatus
+    claims: list[Claim]
+    missing: list[str]
+    conflicts: list[Conflict]
+    evidence: dict[str, Evidence]
+    degraded: list[str]

@@ -1,0 +1,163 @@
+"""Text signals the answer pipeline explains itself with: sentences, stems
+(PostgreSQL's ``indonesian`` configuration, the same as the lexical index),
+facts (numbers, dates, identifiers), availability status terms, quantities
+with units, and questions about the present."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from django.db import connection
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(“])|\n+")
+_LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+
+STOPWORDS = frozenset("""
+    yang dan di ke dari untuk pada dengan atau ini itu adalah ialah apa apakah siapa kapan mengapa kenapa
+    bagaimana berapa mana sudah belum sekarang saat kini masih akan bisa dapat ada tidak bukan juga sebagai
+    oleh dalam atas bahwa karena jika kalau agar supaya sejak hingga sampai para lebih kurang sangat telah
+    sedang harus boleh ya nya kah lah pun kami kita saya anda mereka ia dia the a an of to for in on and or
+    is are was were be been what when who which how why does do did now currently still yet it this that
+""".split())
+
+
+# Text addressed to a model rather than a reader ("abaikan instruksi
+# sebelumnya …", "ignore previous instructions"): it is data to quote at
+# most, never a statement of the source, so it never becomes a claim.
+_INSTRUCTION = re.compile(
+    r"abaikan\s+(semua\s+|seluruh\s+)?(instruksi|perintah)|ignore\s+(all\s+)?(the\s+)?(previous|prior|above|earlier)"
+    r"\s+instructions|disregard\s+(all\s+|the\s+)?(previous|prior|above)|system\s+prompt|prompt\s+sistem|"
+    r"you\s+are\s+now\b|anda\s+sekarang\s+(adalah|dalam)|asisten\s+AI\s+yang\s+membaca|"
+    r"(catatan|pesan)\s+untuk\s+(asisten|model)\s+AI|note\s+to\s+(the\s+)?AI", re.I)
+
+
+def is_instruction(text: str) -> bool:
+    return _INSTRUCTION.search(text) is not None
+
+
+def sentences(text: str) -> list[str]:
+    """The statements of a chunk: its sentences and list items without list
+    marks. Headings, fragments under four words, questions and text
+    addressed to a model are left out (they assert nothing)."""
+    out = []
+    for piece in _SENTENCE_END.split(text):
+        piece = _LIST_MARK.sub("", piece.strip()).strip("|").strip()
+        if piece.startswith("#") or len(piece.split()) < 4 or "?" in piece or is_instruction(piece):
+            continue
+        out.append(piece)
+    return out
+
+
+def stems(texts: list[str]) -> list[set[str]]:
+    """Content stems of each text, from PostgreSQL in one round trip."""
+    if not texts:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT tsvector_to_array(to_tsvector('indonesian', t.x)) "
+                       "FROM unnest(%s::text[]) WITH ORDINALITY AS t(x, n) ORDER BY t.n", [texts])
+        rows = cursor.fetchall()
+    return [{s for s in row[0] if s not in STOPWORDS and len(s) > 1} for row in rows]
+
+
+# Anything with a digit (numbers, versions, dates, CVE ids, prices) and
+# upper-case identifiers joined by _ or - (ERR_CONN_RESET).
+_FACT = re.compile(r"(?<![\w])(?:[A-Za-z]*\d[\w.,:/%-]*|[A-Z]{2,}(?:[_-][A-Z0-9]+)+)")
+
+
+def facts(text: str) -> set[str]:
+    return {m.group(0).rstrip(".,:;-/").lower() for m in _FACT.finditer(text)} - {""}
+
+
+def fact_present(fact: str, text: str) -> bool:
+    """``fact`` occurs in ``text`` as a whole token (30 is not in 300 or 3.0)."""
+    return re.search(rf"(?<![\w.,]){re.escape(fact)}(?![\w]|[.,]\d)", text.lower()) is not None
+
+
+# --- availability status -------------------------------------------------------
+
+STATUS_STAGES = {"private_preview": 1, "public_preview": 2, "generally_available": 3}
+STATUS_LABELS = {"private_preview": "private preview", "public_preview": "public preview (beta)",
+                 "generally_available": "tersedia untuk semua pelanggan (GA)"}
+_STATUS = {
+    "private_preview": re.compile(r"private preview|pratinjau privat", re.I),
+    "public_preview": re.compile(r"public preview|pratinjau publik|\bbeta\b", re.I),
+    "generally_available": re.compile(r"tersedia untuk semua pelanggan|generally available|\bGA\b|"
+                                      r"tersedia secara umum|ketersediaan umum", re.I),
+}
+# Negated or not-yet mentions ("belum tersedia untuk semua pelanggan", "GA
+# ditargetkan paruh kedua 2026") assert no status.
+_NEGATION = re.compile(r"\b(belum|tidak|bukan|tak|tanpa|not|yet|sebelum|without|akan|rencana\w*|direncanakan|"
+                       r"target\w*|ditargetkan|diharapkan|will|planned|expected)\b[\w\s]{0,25}$", re.I)
+
+
+def availability(text: str) -> str | None:
+    """The latest availability stage a text asserts (negated mentions such as
+    "belum tersedia untuk semua pelanggan" do not count), or None."""
+    found = []
+    for status, pattern in _STATUS.items():
+        for match in pattern.finditer(text):
+            if not _NEGATION.search(text[max(0, match.start() - 30):match.start()]):
+                found.append(status)
+                break
+    return max(found, key=STATUS_STAGES.__getitem__) if found else None
+
+
+# --- quantities and dates ---------------------------------------------------------
+
+_MONTHS = "januari februari maret april mei juni juli agustus september oktober november desember".split()
+_QUANTITY = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s*(jam|hari|detik|menit|minggu|bulan|tahun|gb|tb|mb|%|persen)\b",
+                       re.I)
+_DATE = re.compile(r"\b(\d{1,2})\s+(" + "|".join(_MONTHS) + r")\s+(\d{4})\b|\b(\d{4})-(\d{2})-(\d{2})\b", re.I)
+_WORD = re.compile(r"[A-Za-zÀ-ÿ]{4,}")
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A value (``30 jam``, ``2026-05-02``) with the words just before it,
+    which say what it measures."""
+
+    kind: str  # "number" | "date"
+    unit: str
+    value: str
+    context: frozenset[str]
+    text: str
+
+
+# What a date can be the date of; two dates conflict only for the same event.
+_EVENTS = {"tersed": "available", "berlak": "effective", "efekti": "effective", "mulai": "effective",
+           "rilis": "release", "dirili": "release", "diluncu": "launch", "peluncu": "launch", "umum": "available",
+           "genera": "available"}
+
+
+def _context(text: str, start: int) -> frozenset[str]:
+    words = _WORD.findall(text[max(0, start - 60):start].lower())
+    return frozenset(w[:6] for w in words[-5:] if w not in STOPWORDS)
+
+
+def _events(text: str, start: int) -> frozenset[str]:
+    words = _WORD.findall(text[max(0, start - 80):start].lower())
+    return frozenset(event for w in words[-8:] for prefix, event in _EVENTS.items() if w.startswith(prefix))
+
+
+def mentions(text: str) -> list[Mention]:
+    out = []
+    for m in _QUANTITY.finditer(text):
+        unit = m.group(2).lower().replace("persen", "%")
+        out.append(Mention("number", unit, m.group(1).replace(",", "."), _context(text, m.start()), m.group(0)))
+    for m in _DATE.finditer(text):
+        if m.group(1):
+            value = f"{m.group(3)}-{_MONTHS.index(m.group(2).lower()) + 1:02d}-{int(m.group(1)):02d}"
+        else:
+            value = f"{m.group(4)}-{m.group(5)}-{m.group(6)}"
+        out.append(Mention("date", "date", value, _events(text, m.start()), m.group(0)))
+    return out
+
+
+# --- questions about the present ---------------------------------------------------
+
+_PRESENT = re.compile(r"\b(sekarang|saat ini|kini|terkini|terbaru|masih|sudah|currently|now|latest|still)\b", re.I)
+
+
+def asks_about_present(question: str) -> bool:
+    return _PRESENT.search(question) is not None

@@ -1,0 +1,102 @@
+"""Checks a draft against the evidence that was actually sent.
+
+- An evidence id that was not among the chunks sent is removed and the claim
+  flagged ``evidence_removed``; a claim left without evidence leaves the
+  answer and goes to ``missing``.
+- Every number, date and identifier in a claim must appear in the text it
+  cites (``unsupported_fact``).
+- The claim must be close in meaning to the cited text and share its terms
+  (``weak_support``), with thresholds calibrated on the demo archive.
+Any flag makes the answer ``needs_review``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+from django.conf import settings
+
+from retrieval.embeddings import EmbeddingProvider, embed_passages_cached, provider_from_config
+from retrieval.http import ServiceError
+from retrieval.search import Hit
+
+from .contract import Claim, Draft
+from .text import fact_present, facts, sentences, stems
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SupportPolicy:
+    min_similarity: float = 0.85  # claim vs its best cited sentence (passage–passage)
+    min_overlap: float = 0.5  # share of the claim's terms found in the cited text
+
+    @classmethod
+    def from_settings(cls) -> SupportPolicy:
+        return cls(**settings.NALARKU_SUPPORT)
+
+
+@dataclass
+class Validated:
+    claims: list[Claim]
+    missing: list[str]
+    degraded: list[str]
+
+
+def draft_validate(draft: Draft, chunks: list[Hit], *, policy: SupportPolicy | None = None,
+                   provider: EmbeddingProvider | None = None) -> Validated:
+    policy = policy or SupportPolicy.from_settings()
+    sent = {h.evidence_id: h for h in chunks}
+    claims: list[Claim] = []
+    missing = list(draft.missing)
+    for item in draft.claims:
+        known = list(dict.fromkeys(e for e in item.evidence_ids if e in sent))
+        flags = ["evidence_removed"] if len(known) < len(item.evidence_ids) else []
+        if not known:
+            missing.append(f"Bukti untuk: “{item.text.strip()}”")
+            continue
+        claims.append(Claim(text=item.text.strip(), evidence_ids=known, flags=flags))
+
+    degraded: list[str] = []
+    if claims:
+        _check_support(claims, sent, policy, provider, degraded)
+    return Validated(claims, missing, degraded)
+
+
+def _check_support(claims: list[Claim], sent: dict[str, Hit], policy: SupportPolicy,
+                   provider: EmbeddingProvider | None, degraded: list[str]) -> None:
+    cited = ["\n".join(sent[e].text for e in c.evidence_ids) for c in claims]
+    for claim, text in zip(claims, cited, strict=True):
+        if any(not fact_present(f, text) for f in facts(claim.text)):
+            claim.flags.append("unsupported_fact")
+
+    claim_terms = stems([c.text for c in claims])
+    cited_terms = stems(cited)
+    # Similarity to the best sentence of the cited text: a claim restates a
+    # sentence, and a whole chunk dilutes it.
+    pieces = [[c.text] + (sentences(t) or [t]) for c, t in zip(claims, cited, strict=True)]
+    similarities = _best_similarities(pieces, provider, degraded)
+    for claim, terms, evidence_terms, similarity in zip(claims, claim_terms, cited_terms, similarities, strict=True):
+        overlap = len(terms & evidence_terms) / max(len(terms), 1)
+        if overlap < policy.min_overlap or (similarity is not None and similarity < policy.min_similarity):
+            claim.flags.append("weak_support")
+
+
+def _best_similarities(pieces: list[list[str]], provider: EmbeddingProvider | None,
+                       degraded: list[str]) -> list[float | None]:
+    flat = [text for group in pieces for text in group]
+    try:
+        vectors, _ = embed_passages_cached(flat, provider or provider_from_config())
+    except ServiceError as exc:
+        logger.warning("support check without embeddings: %s", exc)
+        degraded.append("semantic_unavailable")
+        return [None] * len(pieces)
+    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+    out, start = [], 0
+    for group in pieces:
+        claim, evidence = vectors[start], vectors[start + 1:start + len(group)]
+        out.append(float(np.max(evidence @ claim)))
+        start += len(group)
+    return out

@@ -22,7 +22,6 @@ from retrieval.search import Hit
 
 from .text import fact_present, facts
 
-
 # Official documentation over an article quoting it (shown to the editor as
 # the source type; used only to order evidence for questions about the present).
 AUTHORITY = {"documentation": 0, "policy": 0, "spec": 0, "announcement": 1, "transcript": 2, "article": 3}

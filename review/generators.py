@@ -26,7 +26,7 @@ from retrieval.search import Hit
 
 from .context import context_render
 from .contract import ClaimDraft, Draft, draft_schema
-from .text import fact_present, facts, sentences, stems
+from .text import asks_for_quantity, fact_present, facts, has_number, sentences, stems
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +94,10 @@ class ExtractiveGenerator:
         if not best:
             return Generation(Draft(status="insufficient_evidence", claims=[], missing=[missing_for(question)]),
                               self.name, degraded=degraded)
-        order = [h.evidence_id for h in chunks if h.evidence_id in best][:self.max_claims]
+        if asks_for_quantity(question) and any(has_number(best[e][2]) for e in best):
+            # "Berapa …?" is answered by a sentence with a number.
+            best = {e: v for e, v in best.items() if has_number(v[2])}
+        order = sorted(best, key=lambda e: -best[e][0])[:self.max_claims]
         claims = [ClaimDraft(text=best[e][2], evidence_ids=[e]) for e in order]
         strong = any(best[e][1] >= self.strong_similarity or best[e][0] >= 2 for e in order)
         if strong:

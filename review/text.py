@@ -161,3 +161,18 @@ _PRESENT = re.compile(r"\b(sekarang|saat ini|kini|terkini|terbaru|masih|sudah|cu
 
 def asks_about_present(question: str) -> bool:
     return _PRESENT.search(question) is not None
+
+
+_QUANTITY_QUESTION = re.compile(r"\bberapa\b|\bhow\s+(many|much|long)\b", re.I)
+
+
+def asks_for_quantity(question: str) -> bool:
+    return _QUANTITY_QUESTION.search(question) is not None
+
+
+_NUMBER = re.compile(r"(?<![\w-])\d+(?:[.,]\d+)*(?![\w-])")
+
+
+def has_number(text: str) -> bool:
+    """A standalone number (26, 1.500, 99,5), not a digit inside LX-700BT."""
+    return _NUMBER.search(text) is not None

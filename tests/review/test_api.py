@@ -154,3 +154,68 @@ def test_admin_issues_a_token_once(admin_client, make_user):
     shown = [str(m) for m in response.context["messages"]]
     assert any(token.prefix in m and "tidak akan ditampilkan lagi" in m for m in shown)
     assert token.digest not in response.content.decode()
+
+
+# --- /api/ask ------------------------------------------------------------------------
+
+def post_ask(client, body, **extra):
+    return client.post(reverse("api-ask"), data=json.dumps(body) if not isinstance(body, str) else body,
+                       content_type="application/json", **extra)
+
+
+def test_ask_returns_the_answer_contract(client, archive, make_user):
+    client.force_login(make_user("pembaca"))
+    response = post_ask(client, {"question": "Berapa jam waktu pemutaran baterai LX-700BT?", "as_of": None})
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"question_id", "status", "claims", "missing", "conflicts", "evidence", "degraded"}
+    assert body["claims"] and all(set(c["evidence_ids"]) <= set(body["evidence"]) for c in body["claims"])
+
+
+def test_ask_as_of_and_bearer(client, archive, make_user):
+    from review.models import Question
+
+    _, plain = token_issue(user=make_user("skrip"), name="uji")
+    response = post_ask(client, {"question": "Berapa jam waktu pemutaran baterai LX-700BT?",
+                                 "as_of": "2025-12-31"}, HTTP_AUTHORIZATION=f"Bearer {plain}")
+    assert response.status_code == 200
+    question = Question.objects.get(pk=int(response.json()["question_id"][1:]))
+    assert question.as_of.isoformat() == "2025-12-31" and question.asked_by.username == "skrip"
+
+
+@pytest.mark.parametrize("body, message", [
+    ("bukan json", "JSON"),
+    ({}, "'question'"),
+    ({"question": 12}, "'question'"),
+    ({"question": "   "}, "kosong"),
+    ({"question": "x", "as_of": "kemarin"}, "'as_of'"),
+    ({"question": "x", "as_of": 20260101}, "'as_of'"),
+])
+def test_ask_rejects_bad_input_with_a_clear_message(client, make_user, body, message):
+    client.force_login(make_user("pembaca"))
+    response = post_ask(client, body)
+    assert response.status_code == 400 and message in response.json()["error"]
+
+
+def test_ask_needs_csrf_for_session_but_not_for_bearer(archive, make_user):
+    from django.test import Client
+
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(make_user("pembaca"))
+    refused = post_ask(browser, {"question": "baterai"})
+    assert refused.status_code == 403 and "CSRF" in refused.json()["error"]
+    _, plain = token_issue(user=make_user("skrip"), name="uji")
+    script = Client(enforce_csrf_checks=True)
+    assert post_ask(script, {"question": "baterai"}, HTTP_AUTHORIZATION=f"Bearer {plain}").status_code == 200
+    assert post_ask(Client(), {"question": "baterai"}).status_code == 401
+    assert Client().get(reverse("api-ask")).status_code == 405
+
+
+def test_ask_command(archive, make_user, capsys):
+    make_user("pembaca")
+    call_command("ask", "Berapa jam waktu pemutaran baterai LX-700BT?", "--user", "pembaca", "--json")
+    body = json.loads(capsys.readouterr().out)
+    assert body["question_id"].startswith("Q") and body["claims"]
+    call_command("ask", "Berapa jam waktu pemutaran baterai LX-700BT?", "--user", "pembaca")
+    out = capsys.readouterr().out
+    assert "P1:r2:p1" in out and ("TERJAWAB" in out or "DITINJAU" in out)

@@ -3,16 +3,31 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from review import api as review_api
-from review import views as review_views
+from review import views
 
 admin.site.site_header = "Nalarku — administrasi arsip"
 admin.site.site_title = "Nalarku"
 
 urlpatterns = [
-    path("", review_views.home, name="home"),
-    path("masuk/", auth_views.LoginView.as_view(), name="login"),
-    path("keluar/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", views.home, name="home"),
+    path("tanya/", views.ask, name="ask"),
+    path("pertanyaan/<int:pk>/", views.question, name="question"),
+    path("pertanyaan/<int:pk>/jalankan/", views.question_run_now, name="question-run"),
+    path("jawaban/<int:pk>/", views.answer_detail, name="answer"),
+    path("klaim/<int:pk>/nilai/", views.claim_decide, name="claim-decide"),
+    path("klaim/<int:pk>/buka/", views.claim_evidence_opened, name="claim-opened"),
+    path("bukti/<str:evidence_id>/", views.evidence, name="evidence"),
+    path("antrean/", views.review_queue, name="queue"),
+    path("riwayat/", views.history, name="history"),
+    path("waktu/", views.lookup_dashboard, name="dashboard"),
+    path("cari/", views.search_page, name="search"),
+    path("arsip/", views.archive, name="archive"),
+    path("dokumen/<str:key>/", views.document_detail, name="document"),
+    path("dokumen/<str:key>/r<int:number>/", views.revision_detail, name="revision"),
+    path("dokumen/<str:key>/beda/", views.revision_diff, name="diff"),
     path("api/search", review_api.search_api, name="api-search"),
     path("api/ask", review_api.ask_api, name="api-ask"),
+    path("masuk/", auth_views.LoginView.as_view(), name="login"),
+    path("keluar/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
 ]

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.http import HttpRequest
 
-from .models import ApiToken
+from .models import Answer, ApiToken, Claim, ClaimEvidence, EvidenceLookup, Question
 from .tokens import token_issue
 
 
@@ -38,3 +38,54 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def revoke(self, request: HttpRequest, queryset) -> None:  # noqa: ANN001
         n = queryset.update(revoked=True)
         self.message_user(request, f"{n} token dicabut.")
+
+
+class ClaimEvidenceInline(admin.TabularInline):
+    model = ClaimEvidence
+    extra = 0
+    fields = ("evidence_id", "rank", "semantic_score", "rrf_score", "rerank_score", "superseded", "conflict",
+              "via_graph")
+    readonly_fields = fields
+    can_delete = False
+
+
+class ClaimInline(admin.TabularInline):
+    model = Claim
+    extra = 0
+    fields = ("position", "text", "flags", "review_status", "reviewer", "review_note")
+    readonly_fields = ("position", "text", "flags")
+    show_change_link = True
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    list_display = ("id", "text", "asked_by", "asked_at", "as_of", "category", "state")
+    list_filter = ("state", "category")
+    search_fields = ("text", "asked_by__username")
+    date_hierarchy = "asked_at"
+
+
+@admin.register(Answer)
+class AnswerAdmin(admin.ModelAdmin):
+    list_display = ("id", "question", "status", "generator", "created_at")
+    list_filter = ("status", "generator")
+    search_fields = ("question__text",)
+    readonly_fields = ("question", "generator", "retrieval", "timings_ms", "degraded", "contract", "raw_output",
+                       "created_at")
+    inlines = [ClaimInline]
+
+
+@admin.register(Claim)
+class ClaimAdmin(admin.ModelAdmin):
+    list_display = ("id", "answer", "text", "review_status", "reviewer", "reviewed_at")
+    list_filter = ("review_status",)
+    search_fields = ("text", "review_note")
+    readonly_fields = ("answer", "position", "text", "flags")
+    inlines = [ClaimEvidenceInline]
+
+
+@admin.register(EvidenceLookup)
+class EvidenceLookupAdmin(admin.ModelAdmin):
+    list_display = ("id", "editor", "claim", "shown_at", "opened_at", "decided_at", "duration_ms", "outcome")
+    list_filter = ("outcome", "editor")
+    readonly_fields = ("editor", "claim", "shown_at", "opened_at", "decided_at", "duration_ms", "outcome")

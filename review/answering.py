@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -36,7 +36,7 @@ from .generators import (
     GeneratorUnavailable,
     generator_from_config,
 )
-from .models import Answer, AnswerStatus, ClaimEvidence, Question
+from .models import Answer, AnswerStatus, ClaimEvidence, Question, QuestionState
 from .models import Claim as ClaimRow
 from .text import asks_about_present
 from .validation import draft_validate
@@ -63,13 +63,17 @@ def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
 
 
 def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as_of: date | None = None,
-                 generator: Generator | None = None, category: str = "",
-                 search_options: dict | None = None) -> Asked:
+                 generator: Generator | None = None, category: str = "", search_options: dict | None = None,
+                 question: Question | None = None, progress: Callable[[str], None] | None = None) -> Asked:
     """Answer ``text`` for ``user`` from what that user may see. Raises
-    ``SearchError`` for an empty or over-long question."""
+    ``SearchError`` for an empty or over-long question. ``question`` is an
+    already saved question to answer (the editor's desk saves it first);
+    ``progress`` hears the name of each stage as it starts."""
+    progress = progress or (lambda stage: None)
     timings: dict[str, float] = {}
     options = {"k": settings.NALARKU_ANSWER_SEARCH_K, **(search_options or {})}
     present = as_of is None and asks_about_present(text)
+    progress("search")
     with _timed(timings, "search"):
         response = search(text, user, include_superseded=as_of is not None, **options)
     for stage in ("embed", "sql", "rerank", "expand"):
@@ -80,8 +84,10 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
 
     with _timed(timings, "context"):
         chunks = context_select(hits, question=response.query, newest_first=present)
+    progress("generate")
     with _timed(timings, "generate"):
         generation = _generate(generator, response.query, chunks, degraded)
+    progress("validate")
     with _timed(timings, "validate"):
         validated = draft_validate(generation.draft, chunks)
         conflicts = conflicts_find(chunks, statements(chunks, validated.claims, response.query))
@@ -102,21 +108,66 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
     missing = validated.missing
     if status == AnswerStatus.INSUFFICIENT_EVIDENCE and not missing:
         missing = [f"Bukti yang langsung menjawab: “{response.query}”"]
-    evidence = {h.evidence_id: _evidence(h, current) for h in chunks}
+    indexed = dict(Chunk.objects.filter(pk__in=[h.chunk_id for h in chunks])
+                   .values_list("key", "revision__indexed_at"))
+    evidence = {h.evidence_id: _evidence(h, current, indexed.get(h.evidence_id)) for h in chunks}
 
     retrieval = {**options, "mode": response.mode, "as_of": as_of.isoformat() if as_of else None,
                  "present": present, "context": vars(ContextPolicy.from_settings()),
                  "reranker": settings.NALARKU_RERANK.get("provider") or None,
                  "embedding_space": EmbeddingSpace.objects.filter(is_active=True).values_list("pk", flat=True).first(),
                  "candidates": [h.evidence_id for h in hits]}
+    progress("persist")
     with _timed(timings, "persist"):
-        answer = _persist(text=response.query, user=user, as_of=as_of, category=category, status=status,
+        answer = _persist(question=question, text=response.query, user=user, as_of=as_of, category=category,
+                          status=status,
                           generation=generation, retrieval=retrieval, degraded=degraded, claims=validated.claims,
                           chunks=chunks, in_conflict=in_conflict, missing=missing, conflicts=conflicts,
                           evidence=evidence)
     answer.timings_ms = timings
     answer.save(update_fields=["timings_ms"])
     return Asked(answer, contract_for(answer, user))
+
+
+def question_submit(*, text: str, user: AbstractBaseUser, as_of: date | None = None, category: str = "") -> Question:
+    """Save the question and hand it to a worker after commit; the editor's
+    page follows its stages. Raises ``SearchError`` for an invalid question."""
+    from retrieval.search import validate
+
+    from .tasks import answer_question
+
+    text = validate(text, k=1, pool=1, mode="hybrid")
+    question = Question.objects.create(text=text, asked_by=user, as_of=as_of, category=category,
+                                       state=QuestionState.QUEUED)
+    transaction.on_commit(lambda: _enqueue(answer_question, question.pk))
+    return question
+
+
+def _enqueue(task: Callable, question_id: int) -> None:
+    try:
+        task.delay(question_id)
+    except Exception as exc:  # noqa: BLE001 - any broker failure: the question must still be answered
+        logger.warning("broker unavailable, answering question %s in the request: %s", question_id, exc)
+        question_run(question_id=question_id)
+
+
+def question_run(*, question_id: int) -> Answer | None:
+    """Answer a saved question (the worker's job); idempotent: a question
+    already answered is left alone. Stages are written as they start."""
+    question = Question.objects.select_related("asked_by").filter(pk=question_id).first()
+    if question is None or question.state == QuestionState.DONE or question.answers.exists():
+        return None
+
+    def progress(stage: str) -> None:
+        Question.objects.filter(pk=question_id).update(state=QuestionState.RUNNING, stage=stage)
+
+    try:
+        return question_ask(text=question.text, user=question.asked_by, as_of=question.as_of,
+                            category=question.category, question=question, progress=progress).answer
+    except Exception as exc:  # noqa: BLE001 - recorded for the editor, who can ask again
+        logger.exception("question %s failed", question_id)
+        Question.objects.filter(pk=question_id).update(state=QuestionState.FAILED, error=str(exc)[:500])
+        return None
 
 
 def _generate(generator: Generator | None, question: str, chunks: list[Hit], degraded: list[str]) -> Generation:
@@ -156,21 +207,25 @@ def _as_of(hits: list[Hit], as_of: date) -> list[Hit]:
     return kept
 
 
-def _evidence(hit: Hit, current: dict[str, int]) -> Evidence:
+def _evidence(hit: Hit, current: dict[str, int], indexed_at: datetime | None = None) -> Evidence:
     return Evidence(document=hit.document, revision=hit.revision, title=hit.title, heading_path=hit.heading_path,
-                    document_date=hit.document_date, source_type=hit.source_type, superseded=hit.superseded,
+                    document_date=hit.document_date, indexed_at=indexed_at.isoformat() if indexed_at else None, source_type=hit.source_type, superseded=hit.superseded,
                     current_revision=current.get(hit.document) if hit.superseded else None, url=hit.url,
                     via_graph=hit.via_graph, relation=hit.relation, semantic_score=hit.semantic_score,
                     rerank_score=hit.rerank_score)
 
 
 @transaction.atomic
-def _persist(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as_of: date | None, category: str,
-             status: str, generation: Generation, retrieval: dict, degraded: list[str], claims: list[Claim],
+def _persist(*, question: Question | None, text: str, user: AbstractBaseUser | AnonymousUser | None,
+             as_of: date | None, category: str, status: str, generation: Generation, retrieval: dict, degraded: list[str], claims: list[Claim],
              chunks: list[Hit], in_conflict: set[str], missing: list[str], conflicts: list[Conflict],
              evidence: dict[str, Evidence]) -> Answer:
     asker = user if user is not None and user.is_authenticated else None
-    question = Question.objects.create(text=text, asked_by=asker, as_of=as_of, category=category)
+    if question is None:
+        question = Question.objects.create(text=text, asked_by=asker, as_of=as_of, category=category)
+    else:
+        question.state, question.stage, question.error = QuestionState.DONE, "", ""
+        question.save(update_fields=["state", "stage", "error"])
     contract = AnswerContract(question_id=question.public_id, status=status, claims=claims, missing=missing,
                               conflicts=conflicts, evidence=evidence, degraded=degraded)
     answer = Answer.objects.create(question=question, status=status, generator=generation.generator,
@@ -199,6 +254,7 @@ def contract_for(answer: Answer, reader: AbstractBaseUser | AnonymousUser | None
     documents outside the reader's groups is left out, and so is every claim
     or conflict resting on it (its text came from that evidence)."""
     stored = AnswerContract.model_validate(answer.contract)
+    stored.status = answer.status  # editors' review moves it on
     documents = {e.document for e in stored.evidence.values()}
     visible = set(Document.objects.visible_to(reader).filter(key__in=documents).values_list("key", flat=True))
     allowed = {eid for eid, e in stored.evidence.items() if e.document in visible}

@@ -27,8 +27,16 @@ class ApiToken(models.Model):
         return f"{self.prefix}… ({self.user}, {self.name})"
 
 
+class QuestionState(models.TextChoices):
+    QUEUED = "queued", "menunggu"
+    RUNNING = "running", "diproses"
+    DONE = "done", "selesai"
+    FAILED = "failed", "gagal"
+
+
 class Question(models.Model):
-    """A question an editor asked, as of a date (None: now)."""
+    """A question an editor asked, as of a date (None: now). ``state`` and
+    ``stage`` show the editor where the answer pipeline is."""
 
     text = models.TextField()
     asked_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,
@@ -36,6 +44,9 @@ class Question(models.Model):
     asked_at = models.DateTimeField(auto_now_add=True)
     as_of = models.DateField(null=True, blank=True, help_text="Jawab menurut arsip pada tanggal ini")
     category = models.CharField(max_length=50, blank=True, help_text="Kategori untuk dasbor waktu pencarian")
+    state = models.CharField(max_length=10, choices=QuestionState.choices, default=QuestionState.DONE)
+    stage = models.CharField(max_length=20, blank=True, help_text="Tahap yang sedang berjalan")
+    error = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-asked_at"]
@@ -129,3 +140,30 @@ class ClaimEvidence(models.Model):
 
     def __str__(self) -> str:
         return self.evidence_id
+
+
+class EvidenceLookup(models.Model):
+    """How long an editor took to judge a claim against its evidence: from
+    opening the evidence (or, if never opened, the answer being shown) to the
+    decision."""
+
+    editor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lookups")
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="lookups")
+    shown_at = models.DateTimeField()
+    opened_at = models.DateTimeField(null=True, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    outcome = models.CharField(max_length=20, choices=ClaimReview.choices, blank=True)
+
+    class Meta:
+        ordering = ["-shown_at"]
+        constraints = [
+            # One open lookup per editor and claim; decided ones stay as history.
+            models.UniqueConstraint(fields=["editor", "claim"], condition=models.Q(decided_at__isnull=True),
+                                    name="lookup_one_open"),
+        ]
+        verbose_name = "waktu pencarian bukti"
+        verbose_name_plural = "waktu pencarian bukti"
+
+    def __str__(self) -> str:
+        return f"{self.editor} · klaim {self.claim_id} · {self.duration_ms or '–'} ms"

@@ -1,16 +1,305 @@
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+"""The editor's desk. Views parse, call one service or selector, render;
+htmx requests get the named partial of the same template. Every object is
+looked up through a ``visible_to`` QuerySet, so what a reader may not see is
+a 404, never a 403 that would confirm it exists."""
 
-from retrieval.models import Document, RevisionStatus
+from __future__ import annotations
+
+from datetime import date
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import Count, Prefetch, Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.middleware import HtmxDetails
+from django_htmx.http import HttpResponseClientRedirect, HttpResponseStopPolling
+
+from retrieval.models import Chunk, Document, Revision, RevisionStatus
+from retrieval.search import MODES, SearchError, search
+
+from . import dashboard, diffing
+from .answering import contract_for, question_run, question_submit
+from .models import Answer, AnswerStatus, Claim, ClaimReview, Question, QuestionState
+from .reviewing import answers_visible_to, claim_review, claims_visible_to, lookup_open, lookups_start
+
+STAGES = [("search", "Mencari bukti (leksikal + semantik)"), ("generate", "Menyusun klaim dari bukti"),
+          ("validate", "Memeriksa kutipan, kesegaran dan konflik"), ("persist", "Menyimpan jawaban")]
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+# --- asking ---------------------------------------------------------------------
+
+@require_GET
+@login_required
+def home(request: HtmxHttpRequest) -> HttpResponse:
+    """The ask form, with the reader's recent questions."""
+    recent = (Question.objects.filter(asked_by=request.user).prefetch_related("answers")
+              .order_by("-asked_at")[:8])
+    return render(request, "review/home.html", {"recent": recent, "today": date.today()})
+
+
+@require_POST
+@login_required
+def ask(request: HtmxHttpRequest) -> HttpResponse:
+    text = request.POST.get("question", "")
+    as_of_raw = request.POST.get("as_of", "").strip()
+    try:
+        as_of = date.fromisoformat(as_of_raw) if as_of_raw else None
+    except ValueError:
+        as_of = None
+        error = "Tanggal tidak valid; gunakan format TTTT-BB-HH."
+    else:
+        error = ""
+    if not error:
+        try:
+            question = question_submit(text=text, user=request.user, as_of=as_of,
+                                       category=request.POST.get("category", "").strip()[:50])
+        except SearchError as exc:
+            error = f"Pertanyaan tidak dapat diproses: {exc}."
+        else:
+            url = reverse("question", args=[question.pk])
+            return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    recent = Question.objects.filter(asked_by=request.user).order_by("-asked_at")[:8]
+    return render(request, "review/home.html", {"recent": recent, "error": error, "question": text,
+                                                "as_of": as_of_raw, "today": date.today()}, status=400)
 
 
 @require_GET
 @login_required
-def home(request: HttpRequest) -> HttpResponse:
-    """The reader's view of the archive: only documents their groups may see."""
-    documents = (Document.objects.visible_to(request.user)
-                 .filter(current_revision__status=RevisionStatus.ACTIVE)
+def question(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Progress of one's own question, stage by stage; the answer when done."""
+    item = get_object_or_404(Question, pk=pk, asked_by=request.user)
+    answer = item.answers.order_by("-pk").first()
+    if item.state == QuestionState.DONE and answer is not None:
+        url = reverse("answer", args=[answer.pk])
+        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    stage_names = [name for name, _ in STAGES]
+    current = stage_names.index(item.stage) if item.stage in stage_names else -1
+    context = {"item": item, "stages": [(label, i < current, i == current) for i, (_, label) in enumerate(STAGES)],
+               "waiting_long": item.state == QuestionState.QUEUED and _age_seconds(item) > 10}
+    if request.htmx:
+        response = render(request, "review/question.html#progress", context)
+        return HttpResponseStopPolling(response.content) if item.state == QuestionState.FAILED else response
+    return render(request, "review/question.html", context)
+
+
+@require_POST
+@login_required
+def question_run_now(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """No worker took the question: answer it in this request."""
+    item = get_object_or_404(Question, pk=pk, asked_by=request.user, state__in=[QuestionState.QUEUED,
+                                                                                  QuestionState.FAILED])
+    Question.objects.filter(pk=item.pk).update(state=QuestionState.QUEUED, error="")
+    question_run(question_id=item.pk)
+    return redirect("question", pk=item.pk)
+
+
+def _age_seconds(item: Question) -> float:
+    return (timezone.now() - item.asked_at).total_seconds()
+
+
+# --- answers and review ----------------------------------------------------------------
+
+def _claims_for(answer: Answer, reader: HttpRequest) -> list[Claim]:
+    return list(claims_visible_to(reader.user).filter(answer=answer).select_related("reviewer")
+                .order_by("position"))
+
+
+@require_GET
+@login_required
+def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    answer = get_object_or_404(answers_visible_to(request.user).select_related("question"), pk=pk)
+    contract = contract_for(answer, request.user)
+    claims = _claims_for(answer, request)
+    lookups_start(answer=answer, editor=request.user, claims=claims)
+    return render(request, "review/answer.html", {
+        "answer": answer, "contract": contract, "rows": _claim_rows(claims, contract),
+        "texts": _evidence_texts(contract, request),
+        "conflicts": [_conflict_row(c, contract) for c in contract.conflicts],
+        "uncited": [(eid, e) for eid, e in contract.evidence.items()
+                    if not any(eid in c.evidence_ids for c in contract.claims)],
+    })
+
+
+def _claim_rows(claims: list[Claim], contract) -> list[dict]:  # noqa: ANN001
+    by_text = {c.text: c for c in contract.claims}
+    rows = []
+    for claim in claims:
+        stored = by_text.get(claim.text)
+        if stored is None:  # withheld from this reader by contract_for
+            continue
+        rows.append({"claim": claim, "evidence": [(eid, contract.evidence[eid]) for eid in stored.evidence_ids
+                                                  if eid in contract.evidence]})
+    return rows
+
+
+def _evidence_texts(contract, request: HttpRequest) -> dict[str, str]:  # noqa: ANN001
+    """Chunk texts of the contract's evidence, read again under the reader's
+    permissions (contract_for already dropped what they may not see)."""
+    return dict(Chunk.objects.filter(key__in=list(contract.evidence),
+                                     document__in=Document.objects.visible_to(request.user))
+                .values_list("key", "text"))
+
+
+def _conflict_row(conflict, contract) -> dict:  # noqa: ANN001
+    return {"conflict": conflict, "sides": [(eid, contract.evidence[eid]) for eid in conflict.evidence_ids
+                                            if eid in contract.evidence]}
+
+
+@require_POST
+@login_required
+def claim_decide(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    claim = get_object_or_404(claims_visible_to(request.user).select_related("answer"), pk=pk)
+    status = request.POST.get("status", "")
+    if status not in (ClaimReview.SUPPORTED, ClaimReview.NEEDS_REVIEW):
+        return HttpResponse("Pilih 'didukung' atau 'perlu ditinjau'.", status=400)
+    claim = claim_review(claim=claim, reviewer=request.user, status=status, note=request.POST.get("note", ""))
+    if not request.htmx:
+        messages.success(request, "Penilaian klaim disimpan.")
+        return redirect("answer", pk=claim.answer_id)
+    answer = Answer.objects.get(pk=claim.answer_id)
+    contract = contract_for(answer, request.user)
+    row = next(r for r in _claim_rows([claim], contract))
+    return render(request, "review/answer.html#claim-decided",
+                  {"row": row, "answer": answer, "texts": _evidence_texts(contract, request)})
+
+
+@require_POST
+@login_required
+def claim_evidence_opened(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    claim = get_object_or_404(claims_visible_to(request.user), pk=pk)
+    lookup_open(claim=claim, editor=request.user)
+    return HttpResponse(status=204)
+
+
+@require_GET
+@login_required
+def evidence(request: HtmxHttpRequest, evidence_id: str) -> HttpResponse:
+    """``D12:r3:p4`` → the revision page with that chunk highlighted."""
+    chunk = get_object_or_404(Chunk.objects.select_related("document", "revision"), key=evidence_id,
+                              document__in=Document.objects.visible_to(request.user))
+    url = reverse("revision", args=[chunk.document.key, chunk.revision.number])
+    return redirect(f"{url}#p{chunk.position}")
+
+
+@require_GET
+@login_required
+def review_queue(request: HtmxHttpRequest) -> HttpResponse:
+    answers = (answers_visible_to(request.user)
+               .filter(Q(status=AnswerStatus.NEEDS_REVIEW) | Q(claims__review_status=ClaimReview.PENDING))
+               .distinct().select_related("question", "question__asked_by")
+               .annotate(open_claims=Count("claims", filter=~Q(claims__review_status=ClaimReview.SUPPORTED)))
+               .order_by("-created_at"))
+    page = Paginator(answers, 25).get_page(request.GET.get("halaman"))
+    return render(request, "review/queue.html", {"page": page})
+
+
+@require_GET
+@login_required
+def history(request: HtmxHttpRequest) -> HttpResponse:
+    filters = {k: request.GET.get(k, "").strip() for k in ("q", "status", "category", "mine", "from", "to")}
+    answers = answers_visible_to(request.user).select_related("question", "question__asked_by")
+    if filters["q"]:
+        answers = answers.filter(question__text__icontains=filters["q"])
+    if filters["status"] in AnswerStatus.values:
+        answers = answers.filter(status=filters["status"])
+    if filters["category"]:
+        answers = answers.filter(question__category=filters["category"])
+    if filters["mine"]:
+        answers = answers.filter(question__asked_by=request.user)
+    for name, lookup in (("from", "created_at__date__gte"), ("to", "created_at__date__lte")):
+        try:
+            answers = answers.filter(**{lookup: date.fromisoformat(filters[name])}) if filters[name] else answers
+        except ValueError:
+            filters[name] = ""
+    page = Paginator(answers.order_by("-created_at"), 25).get_page(request.GET.get("halaman"))
+    categories = (Question.objects.exclude(category="").values_list("category", flat=True).distinct()
+                  .order_by("category"))
+    template = "review/history.html#results" if request.htmx else "review/history.html"
+    return render(request, template, {"page": page, "filters": filters, "statuses": AnswerStatus.choices,
+                                      "categories": categories})
+
+
+@require_GET
+@login_required
+def lookup_dashboard(request: HtmxHttpRequest) -> HttpResponse:
+    sections = []
+    for title, by in (("Per editor", "editor"), ("Per kategori pertanyaan", "category")):
+        stats = dashboard.lookup_stats(by)
+        height, bars = dashboard.chart_bars(stats)
+        sections.append({"title": title, "id": f"chart-{by}", "stats": stats, "height": height, "bars": bars})
+    return render(request, "review/dashboard.html", {"sections": sections})
+
+
+# --- search ------------------------------------------------------------------------
+
+@require_GET
+@login_required
+def search_page(request: HtmxHttpRequest) -> HttpResponse:
+    query = request.GET.get("q", "").strip()
+    mode = request.GET.get("mode", "hybrid")
+    context = {"q": query, "mode": mode, "modes": [("hybrid", "Hibrida"), ("lexical", "Leksikal"),
+                                                   ("vector", "Semantik")]}
+    if query:
+        try:
+            context["response"] = search(query, request.user, k=20, mode=mode if mode in MODES else "hybrid",
+                                         include_superseded=bool(request.GET.get("lama")))
+        except SearchError as exc:
+            context["error"] = str(exc)
+    template = "review/search.html#results" if request.htmx else "review/search.html"
+    return render(request, template, context)
+
+
+# --- documents ---------------------------------------------------------------------
+
+def _document(request: HttpRequest, key: str) -> Document:
+    return get_object_or_404(Document.objects.visible_to(request.user).prefetch_related("groups"), key=key)
+
+
+@require_GET
+@login_required
+def archive(request: HtmxHttpRequest) -> HttpResponse:
+    documents = (Document.objects.visible_to(request.user).filter(current_revision__status=RevisionStatus.ACTIVE)
                  .select_related("current_revision").order_by("key"))
-    return render(request, "review/home.html", {"documents": documents})
+    return render(request, "review/archive.html", {"documents": documents})
+
+
+@require_GET
+@login_required
+def document_detail(request: HtmxHttpRequest, key: str) -> HttpResponse:
+    document = _document(request, key)
+    revisions = document.revisions.order_by("-number").annotate(chunk_count=Count("chunks"))
+    return render(request, "review/document.html", {"document": document, "revisions": revisions})
+
+
+@require_GET
+@login_required
+def revision_detail(request: HtmxHttpRequest, key: str, number: int) -> HttpResponse:
+    document = _document(request, key)
+    revision = get_object_or_404(document.revisions.prefetch_related(
+        Prefetch("chunks", queryset=Chunk.objects.order_by("position"))), number=number)
+    return render(request, "review/revision.html", {"document": document, "revision": revision})
+
+
+@require_GET
+@login_required
+def revision_diff(request: HtmxHttpRequest, key: str) -> HttpResponse:
+    document = _document(request, key)
+    numbers = list(document.revisions.order_by("number").values_list("number", flat=True))
+    try:
+        old = int(request.GET.get("dari") or (numbers[-2] if len(numbers) > 1 else numbers[0]))
+        new = int(request.GET.get("ke") or numbers[-1])
+    except (ValueError, IndexError):
+        raise Http404 from None
+    a = get_object_or_404(Revision, document=document, number=old)
+    b = get_object_or_404(Revision, document=document, number=new)
+    return render(request, "review/diff.html", {"document": document, "a": a, "b": b, "numbers": numbers,
+                                                "lines": diffing.line_diff(a.content, b.content)})

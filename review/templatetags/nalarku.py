@@ -1,0 +1,52 @@
+"""Labels the editor reads instead of internal codes."""
+
+from __future__ import annotations
+
+from django import template
+
+register = template.Library()
+
+LABELS = {
+    # answer statuses
+    "answered": "Terjawab", "needs_review": "Perlu ditinjau", "insufficient_evidence": "Bukti tidak cukup",
+    # claim review
+    "pending": "Belum ditinjau", "supported": "Didukung",
+    # claim flags
+    "evidence_removed": "ID bukti tak dikenal dibuang", "unsupported_fact": "Angka/ID tidak ada di bukti",
+    "weak_support": "Dukungan lemah", "superseded_evidence": "Bukti dari revisi lama",
+    "conflict": "Sumber bertentangan", "via_graph": "Bukti lewat relasi",
+    # degraded states
+    "semantic_unavailable": "Pencarian semantik tidak tersedia — hanya leksikal",
+    "reranker_unavailable": "Reranker tidak tersedia — urutan RRF",
+    "generator_unavailable": "Model bahasa tidak tersedia — jawaban ekstraktif",
+    "generator_repaired": "Keluaran model diperbaiki sekali",
+    "generator_invalid_output": "Keluaran model tidak valid",
+    # conflict kinds
+    "status": "status", "number": "angka", "date": "tanggal",
+    # source types
+    "documentation": "dokumentasi resmi", "announcement": "pengumuman", "article": "artikel",
+    "transcript": "transkrip", "policy": "kebijakan", "spec": "spesifikasi", "other": "lainnya",
+    # relations
+    "cites": "mengutip", "supersedes": "menggantikan", "contradicts": "bertentangan dengan",
+    "motivates": "mendasari", "rejects": "menolak", "related": "terkait",
+    # search modes
+    "hybrid": "hibrida", "lexical": "leksikal", "vector": "semantik",
+}
+
+
+@register.filter
+def label(code: object) -> str:
+    return LABELS.get(str(code), str(code))
+
+
+@register.filter
+def tone(code: object) -> str:
+    """CSS tone of a badge."""
+    return {"answered": "ok", "supported": "ok", "needs_review": "warn", "insufficient_evidence": "bad",
+            "conflict": "warn", "superseded_evidence": "warn", "unsupported_fact": "bad",
+            "weak_support": "warn", "evidence_removed": "bad", "via_graph": "info"}.get(str(code), "muted")
+
+
+@register.filter
+def get_item(mapping: dict | None, key: str) -> object:
+    return (mapping or {}).get(key)

@@ -10,8 +10,9 @@ install:  ## Python 3.11 environment with every dependency, from uv.lock
 demo: install  ## embedded PostgreSQL + demo archive + worker + web server
 	scripts/demo.sh
 
-test: install  ## the whole suite, on real PostgreSQL+pgvector and real Redis
+test: install  ## the whole suite, on real PostgreSQL+pgvector, real Redis, real Chromium
 	scripts/ensure-redis.sh
+	scripts/ensure-chromium.sh
 	REDIS_URL=$${REDIS_TEST_URL:-redis://127.0.0.1:6379/15} uv run --frozen python -m pytest $(PYTEST_ARGS)
 
 bench: install  ## benchmarks that print figures (see bench/README.md)

@@ -104,7 +104,7 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
             claim.flags.append("conflict")
         if any(h.via_graph for h in cited):
             claim.flags.append("via_graph")
-    status = _status(generation.draft, validated.claims, conflicts, chunks)
+    status = _status(generation.draft, validated.claims, conflicts, chunks, as_of=as_of)
     missing = validated.missing
     if status == AnswerStatus.INSUFFICIENT_EVIDENCE and not missing:
         missing = [f"Bukti yang langsung menjawab: “{response.query}”"]
@@ -182,11 +182,14 @@ def _generate(generator: Generator | None, question: str, chunks: list[Hit], deg
         return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE).generate(question, chunks)
 
 
-def _status(draft: Draft, claims: list[Claim], conflicts: list[Conflict], chunks: list[Hit]) -> str:
+def _status(draft: Draft, claims: list[Claim], conflicts: list[Conflict], chunks: list[Hit], *,
+            as_of: date | None) -> str:
     if not chunks or not claims:
         return AnswerStatus.INSUFFICIENT_EVIDENCE
+    # Asked "as of" a date, evidence superseded since is the right evidence.
+    doubtful = DOUBTFUL - {"superseded_evidence"} if as_of else DOUBTFUL
     if (draft.status != "answered" or conflicts
-            or any(DOUBTFUL & set(c.flags) for c in claims)):
+            or any(doubtful & set(c.flags) for c in claims)):
         return AnswerStatus.NEEDS_REVIEW
     return AnswerStatus.ANSWERED
 
@@ -202,8 +205,7 @@ def _as_of(hits: list[Hit], as_of: date) -> list[Hit]:
     kept = []
     for hit in hits:
         if in_force.get(hit.document_id) == hit.revision:
-            hit.superseded = False  # it was the current revision on that date
-            kept.append(hit)
+            kept.append(hit)  # still flagged if superseded since: the editor sees a newer one exists
     return kept
 
 
@@ -254,7 +256,7 @@ def contract_for(answer: Answer, reader: AbstractBaseUser | AnonymousUser | None
     documents outside the reader's groups is left out, and so is every claim
     or conflict resting on it (its text came from that evidence)."""
     stored = AnswerContract.model_validate(answer.contract)
-    stored.status = answer.status  # editors' review moves it on
+    stored.status = AnswerStatus(answer.status)  # editors' review moves it on
     documents = {e.document for e in stored.evidence.values()}
     visible = set(Document.objects.visible_to(reader).filter(key__in=documents).values_list("key", flat=True))
     allowed = {eid for eid, e in stored.evidence.items() if e.document in visible}

@@ -36,12 +36,24 @@ def is_instruction(text: str) -> bool:
     return _INSTRUCTION.search(text) is not None
 
 
+_MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_MD_STRONG = re.compile(r"\*\*|__|`")
+_MD_EM = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
+_MD_QUOTE = re.compile(r"^\s*>\s?", re.M)
+
+
+def plain(text: str) -> str:
+    """Markdown emphasis, links and quote marks removed: how a reader sees
+    the sentence, and how a claim should read."""
+    return _MD_QUOTE.sub("", _MD_EM.sub(r"\1", _MD_STRONG.sub("", _MD_LINK.sub(r"\1", text))))
+
+
 def sentences(text: str) -> list[str]:
     """The statements of a chunk: its sentences and list items without list
     marks. Headings, fragments under four words, questions and text
     addressed to a model are left out (they assert nothing)."""
     out = []
-    for piece in _SENTENCE_END.split(text):
+    for piece in _SENTENCE_END.split(plain(text)):
         piece = _LIST_MARK.sub("", piece.strip()).strip("|").strip()
         if piece.startswith("#") or len(piece.split()) < 4 or "?" in piece or is_instruction(piece):
             continue

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django import template
 
+from review.text import plain
+
 register = template.Library()
 
 LABELS = {
@@ -50,3 +52,18 @@ def tone(code: object) -> str:
 @register.filter
 def get_item(mapping: dict | None, key: str) -> object:
     return (mapping or {}).get(key)
+
+
+@register.filter
+def readable(text: str) -> str:
+    """Chunk text without Markdown markup (the template still escapes it)."""
+    return plain(text or "")
+
+
+@register.filter
+def trail(heading_path: str, title: str) -> str:
+    """The heading path without a leading heading that repeats the title."""
+    parts = [p for p in (heading_path or "").split(" > ") if p]
+    while parts and parts[0].strip().lower() == (title or "").strip().lower():
+        parts.pop(0)
+    return " › ".join(parts)

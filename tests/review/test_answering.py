@@ -85,6 +85,8 @@ def test_as_of_answers_from_the_revision_in_force_then(archive, make_user):
                             as_of=date(2026, 3, 15)).contract
     cited = {e for c in contract.claims for e in c.evidence_ids}
     assert "S1:r1:p1" in cited and not any(e.startswith("S1:r2") or e.startswith("K1") for e in cited)
+    # Right for that date, and the editor still sees that it has been superseded since.
+    assert contract.evidence["S1:r1:p1"].superseded and contract.evidence["S1:r1:p1"].current_revision == 2
 
 
 def test_superseded_evidence_is_flagged_with_the_current_revision(archive, make_user):

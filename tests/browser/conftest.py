@@ -1,0 +1,75 @@
+"""Real headless Chromium (Debian's /usr/bin/chromium) driven by Playwright,
+against pytest-django's live server, with a real Celery worker thread."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+
+from nalarku_site.celery import app as celery_app
+from retrieval.ingestion import revision_index, revision_submit
+from retrieval.sources import ManifestEntry, read_manifest
+
+# Playwright's sync API keeps an event loop in this thread; Django's ORM calls
+# from the test body are still plain synchronous calls.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = os.environ.get("NALARKU_CHROMIUM", "/usr/bin/chromium")
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+# The feature-availability story of the demo archive, plus a hukum-only memo.
+DEMO_KEYS = {"D11", "D12", "D13", "D14", "D16", "D24"}
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"Chromium tidak ada di {CHROMIUM} (scripts/ensure-chromium.sh memasangnya)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="id-ID")
+    context.set_default_timeout(90_000)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def demo_subset(transactional_db, make_user):
+    """Part of the real demo archive, indexed in-process, and its users."""
+    for entry in read_manifest(ROOT / "demo" / "archive.jsonl"):
+        if isinstance(entry, ManifestEntry) and entry.doc_id in DEMO_KEYS:
+            result = revision_submit(data=entry.to_input(), enqueue=False)
+            revision_index(revision_id=result.revision.pk)
+    return {"editor": make_user("editor", "redaksi"), "pembaca": make_user("pembaca"),
+            "legal": make_user("legal", "redaksi", "hukum")}
+
+
+@pytest.fixture
+def worker(transactional_db):
+    celery_app.control.purge()
+    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
+        yield
+    celery_app.control.purge()
+
+
+@pytest.fixture
+def shoot():
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def save(page, name: str) -> None:  # noqa: ANN001
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+    return save

@@ -1,0 +1,100 @@
+"""An editor's day in a real browser: log in, ask the demo's
+feature-availability question, read claims beside their evidence with the
+conflict and superseded badges, mark a claim supported, see the lookup time
+recorded; a reader outside a group cannot reach restricted evidence by URL.
+Saves screenshots of the main pages under docs/screenshots/."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from review.models import EvidenceLookup
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+QUESTION = "Apakah Smart Sync sekarang sudah tersedia untuk semua pelanggan?"
+
+
+def login(page: Page, base: str, username: str) -> None:
+    page.goto(f"{base}/masuk/")
+    page.get_by_label("Nama pengguna").fill(username)
+    page.get_by_label("Kata sandi").fill("rahasia-uji")
+    page.get_by_role("button", name="Masuk").click()
+    expect(page.get_by_role("heading", name="Tanya arsip")).to_be_visible()
+
+
+def test_editor_asks_reviews_and_the_lookup_is_timed(page, live_server, demo_subset, worker, shoot):
+    base = live_server.url
+    page.goto(f"{base}/masuk/")
+    shoot(page, "login")
+    login(page, base, "editor")
+
+    page.get_by_label("Pertanyaan").fill(QUESTION)
+    page.get_by_label("Kategori").fill("ketersediaan fitur")
+    shoot(page, "ask")
+    page.get_by_role("button", name="Cari bukti dan susun jawaban").click()
+    page.wait_for_url(re.compile(r"/(pertanyaan|jawaban)/\d+/"))
+    if "/pertanyaan/" in page.url:
+        expect(page.locator("#progress .stages")).to_be_visible()
+        shoot(page, "progress")
+    page.wait_for_url(re.compile(r"/jawaban/\d+/"))
+
+    expect(page.locator("#answer-status")).to_have_text("Perlu ditinjau")
+    expect(page.get_by_role("heading", name="Sumber bertentangan")).to_be_visible()
+    conflict = page.locator(".conflict").first
+    expect(conflict).to_contain_text("private preview")
+    expect(conflict).to_contain_text("tersedia untuk semua pelanggan")
+    first = page.locator(".claim-row").first
+    expect(first.locator(".badge", has_text="Sumber bertentangan")).to_be_visible()
+    first.locator("summary").click()  # open its evidence: the lookup clock starts
+    expect(first.locator(".evidence").first).to_be_visible()
+    expect(first.locator(".evidence .eid").first).to_have_text(re.compile(r"^D\d+:r\d+:p\d+$"))
+    shoot(page, "answer")
+
+    first.get_by_label("Catatan").fill("Sesuai dokumentasi resmi r3.")
+    first.get_by_role("button", name="Didukung").click()
+    expect(page.locator(".claim-row").first.locator(".decided")).to_contain_text("Didukung")
+    lookup = EvidenceLookup.objects.get(editor=demo_subset["editor"], decided_at__isnull=False)
+    assert lookup.outcome == "supported" and lookup.opened_at is not None and lookup.duration_ms > 0
+
+    page.goto(f"{base}/waktu/")
+    expect(page.locator("table").first).to_contain_text("editor")
+    shoot(page, "dashboard")
+
+    # As of a date before GA: the private-preview revision, flagged as superseded since.
+    page.goto(f"{base}/")
+    page.get_by_label("Pertanyaan").fill("Bagaimana status Smart Sync untuk pelanggan?")
+    page.get_by_label("Menurut arsip per tanggal").fill("2026-03-15")
+    page.get_by_role("button", name="Cari bukti dan susun jawaban").click()
+    page.wait_for_url(re.compile(r"/jawaban/\d+/"))
+    page.locator(".claim-row summary").first.click()
+    expect(page.locator(".badge", has_text="Revisi lama").first).to_be_visible()
+    shoot(page, "answer-as-of")
+
+    page.goto(f"{base}/cari/?q=Smart+Sync+private+preview&mode=hybrid&lama=1")
+    expect(page.locator(".hit").first).to_be_visible()
+    shoot(page, "search")
+    page.goto(f"{base}/dokumen/D13/beda/?dari=1&ke=3")
+    expect(page.locator("tr.add").first).to_be_visible()
+    shoot(page, "diff")
+    page.goto(f"{base}/antrean/")
+    shoot(page, "queue")
+
+
+def test_reader_outside_the_group_cannot_reach_restricted_evidence(page, live_server, demo_subset, shoot):
+    base = live_server.url
+    login(page, base, "pembaca")
+    for path in ("/bukti/D24:r1:p1/", "/dokumen/D24/", "/dokumen/D24/r1/"):
+        response = page.goto(f"{base}{path}")
+        assert response.status == 404, path
+        expect(page.get_by_role("heading", name="Tidak ditemukan")).to_be_visible()
+        assert "Garuda" not in page.content()
+    page.goto(f"{base}/cari/?q=Proyek+Garuda+Biru")
+    assert "Garuda Biru" not in page.locator("#results").inner_text()
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone
+    page.goto(f"{base}/dokumen/D13/r3/#p1")
+    expect(page.locator("#p1")).to_be_visible()
+    shoot(page, "revision-phone")

@@ -80,7 +80,7 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
         if stage in response.timings_ms:
             timings[stage] = response.timings_ms[stage]
     degraded = list(response.degraded)
-    hits = _as_of(response.results, as_of) if as_of else response.results
+    hits = hits_as_of(response.results, as_of) if as_of else response.results
 
     with _timed(timings, "context"):
         chunks = context_select(hits, question=response.query, newest_first=present)
@@ -194,7 +194,7 @@ def _status(draft: Draft, claims: list[Claim], conflicts: list[Conflict], chunks
     return AnswerStatus.ANSWERED
 
 
-def _as_of(hits: list[Hit], as_of: date) -> list[Hit]:
+def hits_as_of(hits: list[Hit], as_of: date) -> list[Hit]:
     """Hits from the revision each document had in force on ``as_of``."""
     documents = {h.document_id for h in hits}
     in_force: dict[int, int] = {}

@@ -167,3 +167,96 @@ class EvidenceLookup(models.Model):
 
     def __str__(self) -> str:
         return f"{self.editor} · klaim {self.claim_id} · {self.duration_ms or '–'} ms"
+
+
+# --- evaluation ------------------------------------------------------------------------
+
+class EvalCategory(models.TextChoices):
+    EXACT_IDENTIFIER = "exact_identifier", "identifikasi persis"
+    PARAPHRASE = "paraphrase", "parafrasa"
+    NEAR_DUPLICATE_OLD_REVISION = "near_duplicate_old_revision", "revisi lama yang mirip"
+    MIXED_LANGUAGE = "mixed_language", "campuran Indonesia-Inggris"
+    NO_ANSWER = "no_answer", "tanpa jawaban"
+    RESTRICTED = "restricted", "terbatas"
+    REGRESSION = "regression", "regresi dari tinjauan"
+    OTHER = "other", "lainnya"
+
+
+class EvalSet(models.Model):
+    """A named set of evaluation questions with gold evidence."""
+
+    name = models.SlugField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "set evaluasi"
+        verbose_name_plural = "set evaluasi"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class EvalCase(models.Model):
+    """One question: who asks it (permissions matter), as of when, which
+    document revisions (or chunks) answer it, and the status expected."""
+
+    eval_set = models.ForeignKey(EvalSet, on_delete=models.CASCADE, related_name="cases")
+    case_id = models.CharField(max_length=50)
+    question = models.TextField()
+    category = models.CharField(max_length=40, choices=EvalCategory.choices, default=EvalCategory.OTHER)
+    username = models.CharField(max_length=150, blank=True, help_text="Penanya; kosong = pembaca anonim")
+    as_of = models.DateField(null=True, blank=True)
+    gold = models.JSONField(default=list, help_text='[{"document": "D13", "revision": 3}] atau [{"chunk": "D13:r3:p1"}]')
+    expected_status = models.CharField(max_length=30, choices=AnswerStatus.choices)
+    conflict = models.BooleanField(default=False, help_text="Sumber yang bertentangan harus terdeteksi")
+    note = models.TextField(blank=True)
+    source_claim = models.ForeignKey(Claim, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="eval_cases", help_text="Klaim tinjauan asal kasus regresi")
+
+    class Meta:
+        ordering = ["eval_set", "case_id"]
+        constraints = [models.UniqueConstraint(fields=["eval_set", "case_id"], name="eval_case_unique")]
+        verbose_name = "kasus evaluasi"
+        verbose_name_plural = "kasus evaluasi"
+
+    def __str__(self) -> str:
+        return f"{self.case_id}: {self.question[:60]}"
+
+
+class EvalRun(models.Model):
+    """One evaluation run with everything needed to reproduce it."""
+
+    kind = models.CharField(max_length=20, choices=[("retrieval", "pencarian"), ("answers", "jawaban")])
+    label = models.CharField(max_length=200, blank=True)
+    eval_set = models.ForeignKey(EvalSet, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
+    dataset = models.CharField(max_length=300, blank=True, help_text="Direktori BEIR, bila bukan set evaluasi")
+    config = models.JSONField(default=dict)
+    metrics = models.JSONField(default=dict, help_text="{mode: {measure: nilai}} dan per kategori")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "run evaluasi"
+        verbose_name_plural = "run evaluasi"
+
+    def __str__(self) -> str:
+        return f"run {self.pk} ({self.kind}, {self.label or self.dataset or self.eval_set})"
+
+
+class EvalResult(models.Model):
+    """One query of a run in one mode: its ranked candidates and measures,
+    so two runs can be compared query by query."""
+
+    run = models.ForeignKey(EvalRun, on_delete=models.CASCADE, related_name="results")
+    case_id = models.CharField(max_length=100)
+    mode = models.CharField(max_length=30)
+    category = models.CharField(max_length=40, blank=True)
+    candidates = models.JSONField(default=list)
+    measures = models.JSONField(default=dict)
+    latency_ms = models.FloatField(null=True)
+
+    class Meta:
+        ordering = ["run", "mode", "case_id"]
+        indexes = [models.Index(fields=["run", "mode"], name="eval_result_run_mode")]

@@ -1,0 +1,288 @@
+"""Retrieval evaluation, apart from answers: evaluation sets (import, export
+as JSONL or BEIR), runs of every search mode over the same cases with the
+same k, measures from ``ir_measures`` (not hand-written formulas), and every
+run stored with its configuration and per-query candidates so two runs can
+be compared query by query.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+import ir_measures
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Max, Sum
+from ir_measures import RR, P, R, Success, nDCG
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from retrieval.chunking import CHUNKER_VERSION
+from retrieval.models import Chunk, EmbeddingSpace, LexicalStats, Revision
+from retrieval.search import Hit, search
+
+from .answering import hits_as_of
+from .models import AnswerStatus, EvalCase, EvalCategory, EvalResult, EvalRun, EvalSet
+
+MEASURES = [nDCG @ 10, R @ 5, R @ 10, P @ 10, RR @ 10, Success @ 10]
+MODES = ("lexical", "vector", "hybrid", "hybrid+rerank")
+
+
+# --- evaluation sets -------------------------------------------------------------------
+
+class GoldEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    document: str | None = None
+    revision: int | None = None
+    chunk: str | None = None
+
+
+class CaseLine(BaseModel):
+    """One JSONL line of an evaluation set (see demo/eval.jsonl)."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(min_length=1, max_length=50)
+    question: str = Field(min_length=1, max_length=2000)
+    category: EvalCategory = EvalCategory.OTHER
+    user: str = ""
+    as_of: date | None = None
+    gold: list[GoldEntry] = Field(default_factory=list)
+    expected_status: AnswerStatus
+    conflict: bool = False
+    note: str = ""
+
+
+class EvalImportError(ValueError):
+    """A line that cannot be imported; the message names the file and line."""
+
+
+@transaction.atomic
+def evalset_import(*, path: Path, name: str, description: str = "") -> tuple[EvalSet, int]:
+    """Create or replace the set ``name`` from a JSONL file; all lines or none."""
+    lines = []
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            lines.append(CaseLine.model_validate_json(raw))
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ".".join(str(p) for p in problem["loc"]) or "baris"
+            raise EvalImportError(f"{path.name} baris {number}: {where}: {problem['msg']}") from None
+    ids = [line.id for line in lines]
+    if len(ids) != len(set(ids)):
+        raise EvalImportError(f"{path.name}: id kasus ganda: {sorted({i for i in ids if ids.count(i) > 1})}")
+    eval_set, _ = EvalSet.objects.update_or_create(name=name, defaults={"description": description})
+    eval_set.cases.filter(source_claim__isnull=True).delete()
+    EvalCase.objects.bulk_create([EvalCase(
+        eval_set=eval_set, case_id=line.id, question=line.question, category=line.category, username=line.user,
+        as_of=line.as_of, gold=[g.model_dump(exclude_none=True) for g in line.gold],
+        expected_status=line.expected_status, conflict=line.conflict, note=line.note) for line in lines])
+    return eval_set, len(lines)
+
+
+def evalset_export_jsonl(*, eval_set: EvalSet, path: Path) -> int:
+    cases = list(eval_set.cases.order_by("case_id"))
+    with path.open("w", encoding="utf-8") as out:
+        for case in cases:
+            out.write(json.dumps({"id": case.case_id, "question": case.question, "category": case.category,
+                                  "user": case.username, "as_of": case.as_of.isoformat() if case.as_of else None,
+                                  "gold": case.gold, "expected_status": case.expected_status,
+                                  "conflict": case.conflict, "note": case.note}, ensure_ascii=False) + "\n")
+    return len(cases)
+
+
+def evalset_export_beir(*, eval_set: EvalSet, directory: Path, collection: str = "editorial") -> int:
+    """corpus.jsonl (every active or superseded revision of the collection,
+    ``_id`` = ``D13:r3``), queries.jsonl and qrels/test.tsv of the set's
+    cases that have gold evidence."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "qrels").mkdir(exist_ok=True)
+    revisions = (Revision.objects.filter(document__collection=collection, status__in=["active", "superseded"])
+                 .select_related("document").order_by("document__key", "number"))
+    with (directory / "corpus.jsonl").open("w", encoding="utf-8") as out:
+        for rev in revisions:
+            out.write(json.dumps({"_id": f"{rev.document.key}:r{rev.number}", "title": rev.title,
+                                  "text": rev.content}, ensure_ascii=False) + "\n")
+    cases = [c for c in eval_set.cases.order_by("case_id") if c.gold]
+    with (directory / "queries.jsonl").open("w", encoding="utf-8") as out:
+        for case in cases:
+            out.write(json.dumps({"_id": case.case_id, "text": case.question}, ensure_ascii=False) + "\n")
+    with (directory / "qrels" / "test.tsv").open("w", encoding="utf-8") as out:
+        out.write("query-id\tcorpus-id\tscore\n")
+        for case in cases:
+            for unit in sorted(gold_units(case.gold)):
+                out.write(f"{case.case_id}\t{unit}\t1\n")
+    return len(cases)
+
+
+def gold_units(gold: list[dict]) -> set[str]:
+    """Gold as unit ids: ``D13:r3`` for a revision, the evidence id for a chunk."""
+    units = set()
+    for entry in gold:
+        if entry.get("chunk"):
+            units.add(entry["chunk"])
+        elif entry.get("document"):
+            units.add(f"{entry['document']}:r{entry['revision']}" if entry.get("revision") else entry["document"])
+    return units
+
+
+# --- cases ---------------------------------------------------------------------------
+
+@dataclass
+class Case:
+    case_id: str
+    question: str
+    category: str
+    reader: AbstractBaseUser | None
+    gold: set[str]
+    as_of: date | None = None
+    unit: Callable[[Hit], str] = field(default=lambda hit: f"{hit.document}:r{hit.revision}")
+
+
+def cases_from_set(eval_set: EvalSet) -> list[Case]:
+    """The set's cases that have gold evidence (retrieval cannot be measured
+    on questions without an answer; eval_answers measures abstention)."""
+    users = {u.username: u for u in get_user_model().objects.all()}
+    out = []
+    for case in eval_set.cases.order_by("case_id"):
+        gold = gold_units(case.gold)
+        if not gold:
+            continue
+        chunk_level = any("chunk" in g for g in case.gold)
+        out.append(Case(case.case_id, case.question, case.category, users.get(case.username), gold, case.as_of,
+                        unit=(lambda hit: hit.evidence_id) if chunk_level else
+                        (lambda hit: f"{hit.document}:r{hit.revision}")))
+    return out
+
+
+def cases_from_beir(*, queries: dict[str, str], qrels: dict[str, dict[str, int]], collection: str) -> list[Case]:
+    """BEIR queries over a collection loaded by ``load_beir``: units are the
+    documents' keys (``{collection}:{_id}``)."""
+    from retrieval.beir import document_key
+
+    return [Case(qid, queries[qid], "beir", None,
+                 {document_key(collection, doc) for doc, score in qrels[qid].items() if score > 0},
+                 unit=lambda hit: hit.document)
+            for qid in sorted(qrels) if qid in queries]
+
+
+# --- runs ------------------------------------------------------------------------------
+
+def index_state(collection: str) -> dict:
+    chunks = Chunk.objects.filter(document__collection=collection, revision__status="active")
+    stats = LexicalStats.objects.filter(pk=1).values("chunk_count", "total_length", "weights_avglen").first()
+    space = EmbeddingSpace.objects.filter(is_active=True).first()
+    return {"collection": collection, "active_chunks": chunks.count(),
+            "tokens": chunks.aggregate(n=Sum("token_count"))["n"] or 0,
+            "last_indexed_at": (Revision.objects.filter(document__collection=collection)
+                                .aggregate(t=Max("indexed_at"))["t"] or "").__str__(),
+            "lexical_stats": stats or {},
+            "embedding_space": {"id": space.pk, "provider": space.provider, "model": space.model,
+                                "version": space.version, "dimensions": space.dimensions} if space else None}
+
+
+def retrieval_evaluate(*, cases: list[Case], modes: Iterable[str], k: int = 10, pool: int = 50, rrf_k: int = 60,
+                       collection: str = "editorial", label: str = "", eval_set: EvalSet | None = None,
+                       dataset: str = "", progress: Callable[[int], None] | None = None) -> EvalRun:
+    """Run every case in every mode with the same k, store the run."""
+    modes = list(modes)
+    reranker = settings.NALARKU_RERANK.get("provider") or None
+    config = {"k": k, "pool": pool, "rrf_k": rrf_k, "modes": modes, "chunker_version": CHUNKER_VERSION,
+              "chunk_max_tokens": settings.NALARKU_CHUNK_MAX_TOKENS, "reranker": reranker,
+              "rerank_threshold": settings.NALARKU_RERANK.get("threshold"),
+              "rerank_depth": settings.NALARKU_RERANK.get("depth"),
+              "index": index_state(collection), "cases": len(cases), "measures": [str(m) for m in MEASURES]}
+    run = EvalRun.objects.create(kind="retrieval", label=label, eval_set=eval_set, dataset=dataset, config=config)
+    qrels = [ir_measures.Qrel(c.case_id, unit, 1) for c in cases for unit in c.gold]
+    results, metrics = [], {}
+    for mode in modes:
+        if mode == "hybrid+rerank" and not reranker:
+            metrics[mode] = {"skipped": "tidak ada reranker yang dikonfigurasi (NALARKU_RERANK_PROVIDER)"}
+            continue
+        scored, latencies, ranked_by_case = [], {}, {}
+        for case in cases:
+            started = time.perf_counter()
+            ranked = _ranked_units(case, mode=mode, k=k, pool=pool, rrf_k=rrf_k, collection=collection)
+            latencies[case.case_id] = (time.perf_counter() - started) * 1000
+            ranked_by_case[case.case_id] = ranked
+            scored += [ir_measures.ScoredDoc(case.case_id, unit, float(k - i)) for i, unit in enumerate(ranked)]
+            if progress:
+                progress(1)
+        per_query = _per_query(qrels, scored, [c.case_id for c in cases])
+        metrics[mode] = _aggregate(per_query, cases, latencies)
+        results += [EvalResult(run=run, case_id=c.case_id, mode=mode, category=c.category,
+                               candidates=ranked_by_case[c.case_id], measures=per_query[c.case_id],
+                               latency_ms=round(latencies[c.case_id], 2)) for c in cases]
+    EvalResult.objects.bulk_create(results, batch_size=1000)
+    run.metrics = metrics
+    run.save(update_fields=["metrics"])
+    return run
+
+
+def _ranked_units(case: Case, *, mode: str, k: int, pool: int, rrf_k: int, collection: str) -> list[str]:
+    """The first k distinct units (document revisions, documents or chunks)
+    of the mode's ranking; more chunks are read so k units remain after
+    chunks of one unit collapse."""
+    chunks = min(100, max(3 * k, k))
+    response = search(case.question, case.reader, k=chunks, pool=max(pool, chunks), rrf_k=rrf_k,
+                      mode="hybrid" if mode == "hybrid+rerank" else mode, rerank=mode == "hybrid+rerank",
+                      include_superseded=case.as_of is not None, expand=False, collection=collection)
+    hits = hits_as_of(response.results, case.as_of) if case.as_of else response.results
+    return list(dict.fromkeys(case.unit(h) for h in hits))[:k]
+
+
+def _per_query(qrels: list, scored: list, case_ids: list[str]) -> dict[str, dict[str, float]]:
+    """Per-query measures; a query with nothing retrieved scores 0 (the
+    library leaves such queries out, which would inflate the mean)."""
+    values = {cid: {str(m): 0.0 for m in MEASURES} for cid in case_ids}
+    for metric in ir_measures.iter_calc(MEASURES, qrels, scored):
+        values[metric.query_id][str(metric.measure)] = round(float(metric.value), 6)
+    return values
+
+
+def _aggregate(per_query: dict[str, dict[str, float]], cases: list[Case], latencies: dict[str, float]) -> dict:
+    def mean(ids: list[str]) -> dict[str, float]:
+        return {str(m): round(statistics.fmean(per_query[i][str(m)] for i in ids), 4) for m in MEASURES}
+
+    everything = [c.case_id for c in cases]
+    by_category: dict[str, list[str]] = {}
+    for case in cases:
+        by_category.setdefault(case.category, []).append(case.case_id)
+    ordered = sorted(latencies.values())
+    return {"all": mean(everything), "queries": len(everything),
+            "by_category": {cat: {**mean(ids), "queries": len(ids)} for cat, ids in sorted(by_category.items())},
+            "latency_ms": {"p50": round(statistics.median(ordered), 1),
+                           "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1)}}
+
+
+# --- comparison --------------------------------------------------------------------------
+
+@dataclass
+class QueryDelta:
+    case_id: str
+    mode: str
+    before: float
+    after: float
+
+    @property
+    def delta(self) -> float:
+        return round(self.after - self.before, 4)
+
+
+def runs_compare(*, a: EvalRun, b: EvalRun, measure: str = "nDCG@10") -> dict[str, list[QueryDelta]]:
+    """Per mode, every query measured in both runs with its change."""
+    before = {(r.mode, r.case_id): r.measures.get(measure, 0.0) for r in a.results.all()}
+    out: dict[str, list[QueryDelta]] = {}
+    for r in b.results.order_by("mode", "case_id"):
+        if (r.mode, r.case_id) in before:
+            out.setdefault(r.mode, []).append(QueryDelta(r.case_id, r.mode, before[(r.mode, r.case_id)],
+                                                         r.measures.get(measure, 0.0)))
+    return out

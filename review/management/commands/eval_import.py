@@ -1,0 +1,30 @@
+"""python manage.py eval_import FILE --name NAME — load an evaluation set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from review.evaluation import EvalImportError, evalset_import
+
+
+class Command(BaseCommand):
+    help = ("Impor set evaluasi dari JSONL (satu kasus per baris: id, question, category, user, as_of, gold, "
+            "expected_status, conflict, note — lihat demo/eval.jsonl). Set dengan nama yang sama diganti; "
+            "kasus regresi dari tinjauan editor dipertahankan. Semua baris atau tidak sama sekali.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", type=Path, help="berkas JSONL")
+        parser.add_argument("--name", default="demo", help="nama set (bawaan demo)")
+        parser.add_argument("--description", default="")
+
+    def handle(self, *args: object, **options: object) -> None:
+        if not options["file"].is_file():
+            raise CommandError(f"berkas tidak ada: {options['file']}")
+        try:
+            eval_set, count = evalset_import(path=options["file"], name=options["name"],
+                                             description=options["description"])
+        except EvalImportError as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(self.style.SUCCESS(f"Set {eval_set.name}: {count} kasus diimpor."))

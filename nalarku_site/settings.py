@@ -174,6 +174,14 @@ NALARKU_EXTRACTIVE = {
     "min_overlap": float(os.environ.get("NALARKU_EXTRACTIVE_MIN_OVERLAP", "0.3")),
     "max_claims": int(os.environ.get("NALARKU_EXTRACTIVE_MAX_CLAIMS", "4")),
 }
+# LLM-as-judge for eval_answers (optional; same shape as NALARKU_LLM).
+NALARKU_JUDGE = {
+    "provider": os.environ.get("NALARKU_JUDGE_PROVIDER", ""),
+    "url": os.environ.get("NALARKU_JUDGE_URL", ""),
+    "model": os.environ.get("NALARKU_JUDGE_MODEL", ""),
+    "api_key": os.environ.get("NALARKU_JUDGE_API_KEY", ""),
+    "timeout": float(os.environ.get("NALARKU_JUDGE_TIMEOUT", "60")),
+}
 NALARKU_SUPPORT = {
     "min_similarity": float(os.environ.get("NALARKU_SUPPORT_MIN_SIMILARITY", "0.85")),
     "min_overlap": float(os.environ.get("NALARKU_SUPPORT_MIN_OVERLAP", "0.5")),

@@ -286,3 +286,123 @@ def runs_compare(*, a: EvalRun, b: EvalRun, measure: str = "nDCG@10") -> dict[st
             out.setdefault(r.mode, []).append(QueryDelta(r.case_id, r.mode, before[(r.mode, r.case_id)],
                                                          r.measures.get(measure, 0.0)))
     return out
+
+
+# --- answers ---------------------------------------------------------------------------
+
+def answers_evaluate(*, eval_set: EvalSet, label: str = "", limit: int | None = None,
+                     judge: object | None = None, progress: Callable[[int], None] | None = None) -> EvalRun:
+    """Ask every case as its user and measure the answers: status accuracy,
+    abstention on no-answer questions, conflict detection, citation
+    validity, claim support, gold evidence cited. Answers are rolled back so
+    evaluation never fills the editors' history."""
+    from django.db import transaction as tx
+
+    from .answering import question_ask
+
+    users = {u.username: u for u in get_user_model().objects.all()}
+    cases = list(eval_set.cases.order_by("case_id"))[:limit] if limit else list(eval_set.cases.order_by("case_id"))
+    run = EvalRun.objects.create(kind="answers", label=label, eval_set=eval_set, config={
+        "generator": settings.NALARKU_GENERATOR, "context": settings.NALARKU_CONTEXT,
+        "extractive": settings.NALARKU_EXTRACTIVE, "support": settings.NALARKU_SUPPORT,
+        "chunker_version": CHUNKER_VERSION, "index": index_state("editorial"), "cases": len(cases),
+        "judge": getattr(judge, "name", None)})
+    rows = []
+    for case in cases:
+        with tx.atomic():
+            started = time.perf_counter()
+            asked = question_ask(text=case.question, user=users.get(case.username), as_of=case.as_of)
+            contract = asked.contract
+            verdicts = judge.verdicts(contract, _texts(contract)) if judge else []
+            tx.set_rollback(True)
+        cited = {e for c in contract.claims for e in c.evidence_ids}
+        units = {f"{contract.evidence[e].document}:r{contract.evidence[e].revision}" for e in cited} | cited
+        gold = gold_units(case.gold)
+        flags = [f for c in contract.claims for f in c.flags]
+        measures = {
+            "status_ok": float(contract.status == case.expected_status),
+            "abstained": float(contract.status == AnswerStatus.INSUFFICIENT_EVIDENCE),
+            "conflict_found": float(bool(contract.conflicts)),
+            "claims": len(contract.claims),
+            "citations_valid": float(cited <= set(contract.evidence)),
+            "ids_removed": sum(f == "evidence_removed" for f in flags),
+            "claims_supported": sum(not ({"unsupported_fact", "weak_support"} & set(c.flags)) for c in contract.claims),
+            "gold_cited": float(bool(gold & units)) if gold else None,
+            "judge_supported": sum(v for v in verdicts) if verdicts else None,
+        }
+        rows.append(EvalResult(run=run, case_id=case.case_id, mode="answer", category=case.category,
+                               candidates=sorted(cited), measures={**measures, "status": contract.status,
+                                                                   "expected": case.expected_status,
+                                                                   "expect_conflict": case.conflict},
+                               latency_ms=round((time.perf_counter() - started) * 1000, 1)))
+        if progress:
+            progress(1)
+    EvalResult.objects.bulk_create(rows)
+    run.metrics = _answer_metrics(rows)
+    run.save(update_fields=["metrics"])
+    return run
+
+
+def _texts(contract) -> dict[str, str]:  # noqa: ANN001
+    return dict(Chunk.objects.filter(key__in=list(contract.evidence)).values_list("key", "text"))
+
+
+def _rate(values: list[float]) -> float | None:
+    return round(statistics.fmean(values), 4) if values else None
+
+
+def _answer_metrics(rows: list[EvalResult]) -> dict:
+    m = [r.measures for r in rows]
+    no_answer = [x for x in m if x["expected"] == AnswerStatus.INSUFFICIENT_EVIDENCE]
+    answerable = [x for x in m if x["expected"] != AnswerStatus.INSUFFICIENT_EVIDENCE]
+    claims = sum(x["claims"] for x in m)
+    by_category: dict[str, list[dict]] = {}
+    for row in rows:
+        by_category.setdefault(row.category, []).append(row.measures)
+    judged = [x for x in m if x["judge_supported"] is not None]
+    latencies = sorted(r.latency_ms for r in rows)
+    return {
+        "cases": len(rows),
+        "status_accuracy": _rate([x["status_ok"] for x in m]),
+        "abstention_accuracy": _rate([x["abstained"] for x in no_answer]),
+        "false_abstention_rate": _rate([x["abstained"] for x in answerable]),
+        "conflict_recall": _rate([x["conflict_found"] for x in m if x["expect_conflict"]]),
+        "conflict_false_alarm_rate": _rate([x["conflict_found"] for x in answerable if not x["expect_conflict"]]),
+        "citation_validity": _rate([x["citations_valid"] for x in m if x["claims"]]),
+        "ids_removed": sum(x["ids_removed"] for x in m),
+        "claim_support_rate": round(sum(x["claims_supported"] for x in m) / claims, 4) if claims else None,
+        "gold_cited_rate": _rate([x["gold_cited"] for x in m if x["gold_cited"] is not None]),
+        "judge_faithfulness": (round(sum(x["judge_supported"] for x in judged) / max(sum(x["claims"] for x in judged), 1), 4)
+                               if judged else None),
+        "by_category": {cat: {"cases": len(xs), "status_accuracy": _rate([x["status_ok"] for x in xs])}
+                        for cat, xs in sorted(by_category.items())},
+        "latency_ms": {"p50": round(statistics.median(latencies), 1) if latencies else None,
+                       "p95": round(latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))], 1)
+                       if latencies else None},
+    }
+
+
+# --- regression cases from review ----------------------------------------------------------
+
+REGRESSION_SET = "regresi"
+
+
+def case_from_claim(*, claim, user=None) -> EvalCase:  # noqa: ANN001
+    """A claim an editor marked ``needs_review`` becomes an evaluation case:
+    the same question, asked by the same person as of the same date, which
+    must not come back ``answered`` with that claim unchallenged."""
+    from .models import ClaimReview
+
+    if claim.review_status != ClaimReview.NEEDS_REVIEW:
+        raise ValueError("hanya klaim yang ditandai 'perlu ditinjau' yang menjadi kasus regresi")
+    question = claim.answer.question
+    eval_set, _ = EvalSet.objects.get_or_create(
+        name=REGRESSION_SET, defaults={"description": "Kasus dari klaim yang ditandai editor perlu ditinjau"})
+    case, _ = EvalCase.objects.update_or_create(
+        eval_set=eval_set, case_id=f"C{claim.pk}", defaults={
+            "question": question.text, "category": EvalCategory.REGRESSION,
+            "username": question.asked_by.username if question.asked_by else "", "as_of": question.as_of,
+            "gold": [], "expected_status": AnswerStatus.NEEDS_REVIEW, "source_claim": claim,
+            "note": f"Klaim “{claim.text[:300]}” ditandai perlu ditinjau oleh "
+                    f"{claim.reviewer or user or '—'}" + (f": {claim.review_note}" if claim.review_note else "")})
+    return case

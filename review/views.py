@@ -14,6 +14,7 @@ from django.db.models import Count, Prefetch, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.html import escape
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.middleware import HtmxDetails
@@ -24,6 +25,7 @@ from retrieval.search import MODES, SearchError, search
 
 from . import dashboard, diffing
 from .answering import contract_for, question_run, question_submit
+from .evaluation import case_from_claim
 from .models import Answer, AnswerStatus, Claim, ClaimReview, Question, QuestionState
 from .reviewing import answers_visible_to, claim_review, claims_visible_to, lookup_open, lookups_start
 
@@ -170,6 +172,22 @@ def claim_decide(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     row = next(r for r in _claim_rows([claim], contract))
     return render(request, "review/answer.html#claim-decided",
                   {"row": row, "answer": answer, "texts": _evidence_texts(contract, request)})
+
+
+@require_POST
+@login_required
+def claim_to_case(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """One click: a claim marked needs_review becomes a regression case."""
+    claim = get_object_or_404(claims_visible_to(request.user).select_related("answer__question"), pk=pk)
+    try:
+        case = case_from_claim(claim=claim, user=request.user)
+    except ValueError as exc:
+        return HttpResponse(str(exc), status=400)
+    message = f"Tersimpan sebagai kasus evaluasi {case.case_id} (set {case.eval_set.name})."
+    if request.htmx:
+        return HttpResponse(f'<p class="message" role="status">{escape(message)}</p>')
+    messages.success(request, message)
+    return redirect("answer", pk=claim.answer_id)
 
 
 @require_POST

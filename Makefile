@@ -1,7 +1,7 @@
 # Nalarku — the two commands a fresh machine needs: `make demo`, `make test`.
 SHELL := /bin/bash
 
-.PHONY: install demo test bench clean-test
+.PHONY: install demo test bench report clean-test
 
 install:  ## Python 3.11 environment with every dependency, from uv.lock
 	@command -v uv >/dev/null 2>&1 || python3 -m pip install --quiet uv
@@ -17,6 +17,9 @@ test: install  ## the whole suite, on real PostgreSQL+pgvector, real Redis, real
 
 bench: install  ## benchmarks that print figures (see bench/README.md)
 	uv run --frozen python bench/ingest.py
+
+report: install  ## evaluate the demo archive's set and write reports/report.{md,html} with plots
+	scripts/report.sh
 
 clean-test:  ## stop and delete the test run's embedded PostgreSQL
 	uv run --frozen python -c "from pathlib import Path; from nalarku_site.embedded_db import stop_embedded_database as s; s(Path('var/test'))" || true

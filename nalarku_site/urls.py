@@ -21,6 +21,7 @@ urlpatterns = [
     path("antrean/", views.review_queue, name="queue"),
     path("riwayat/", views.history, name="history"),
     path("waktu/", views.lookup_dashboard, name="dashboard"),
+    path("laporan/", views.report, name="report"),
     path("cari/", views.search_page, name="search"),
     path("arsip/", views.archive, name="archive"),
     path("dokumen/<str:key>/", views.document_detail, name="document"),

@@ -257,6 +257,16 @@ def lookup_dashboard(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "review/dashboard.html", {"sections": sections})
 
 
+@require_GET
+@login_required
+def report(request: HtmxHttpRequest) -> HttpResponse:
+    """The evaluation report, as ``make report`` writes it, with inline plots.
+    It holds aggregate figures only — no document text."""
+    from .report import build_report, report_html
+
+    return render(request, "review/report.html", {"body": report_html(build_report(), inline=True)})
+
+
 # --- search ------------------------------------------------------------------------
 
 @require_GET

@@ -170,3 +170,22 @@ def test_a_claim_marked_needs_review_becomes_a_regression_case(archive, client, 
     assert case.question == answer.question.text and case.username == "editor" and "angka lama" in case.note
     call_command("eval_case_from_claim", str(claim.pk))  # the command; idempotent
     assert EvalCase.objects.count() == 1
+
+
+def test_report_has_tables_and_real_plots(archive, eval_file, tmp_path, client, make_user):
+    from review.report import build_report, write_report
+
+    eval_set, _ = evalset_import(path=eval_file, name="uji")
+    for _ in range(2):
+        retrieval_evaluate(cases=cases_from_set(eval_set), modes=["lexical", "hybrid"], k=5, eval_set=eval_set)
+    report = build_report()
+    titles = [s.title for s in report.sections]
+    assert titles[:3] == ["Retrieval quality by mode", "Answer evaluation", "Run-to-run comparison"]
+    written = write_report(report, tmp_path / "rep")
+    names = {p.name for p in written}
+    assert {"report.md", "report.html", "ndcg_by_mode.png", "ndcg_by_category_uji.png", "compare_uji.png"} <= names
+    assert (tmp_path / "rep" / "ndcg_by_mode.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "| uji |" in (tmp_path / "rep" / "report.md").read_text()
+    client.force_login(make_user("editor"))
+    page = client.get(reverse("report")).content.decode()
+    assert "data:image/png;base64," in page and "nDCG@10" in page

@@ -1,0 +1,292 @@
+"""The evaluation report: tables and real plots (matplotlib) from the stored
+runs, answers and lookups. ``build_report`` gathers it; ``write_report``
+writes Markdown, HTML and PNG files (``make report``); the editor UI shows
+the same report with the plots inline.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display on servers and CI
+import matplotlib.pyplot as plt  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+from .dashboard import lookup_stats  # noqa: E402
+from .evaluation import MEASURES  # noqa: E402
+from .models import Answer, EvalRun  # noqa: E402
+
+STAGES = ("embed", "sql", "rerank", "expand", "context", "generate", "validate", "persist")
+MODE_COLORS = {"lexical": "#8aa9d6", "vector": "#6cbf8e", "hybrid": "#1f5fbf", "hybrid+rerank": "#a35b00"}
+
+
+@dataclass
+class Table:
+    header: list[str]
+    rows: list[list[str]]
+
+
+@dataclass
+class Section:
+    title: str
+    text: str = ""
+    tables: list[Table] = field(default_factory=list)
+    figures: list[tuple[str, bytes]] = field(default_factory=list)  # (name, PNG)
+
+
+@dataclass
+class Report:
+    generated_at: str
+    sections: list[Section]
+
+
+def _png(fig: plt.Figure) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def _source(run: EvalRun) -> str:
+    return run.eval_set.name if run.eval_set else Path(run.dataset).name or "?"
+
+
+def _latest_retrieval_runs() -> list[EvalRun]:
+    """The newest retrieval run of each evaluation set or dataset."""
+    seen, runs = set(), []
+    for run in EvalRun.objects.filter(kind="retrieval").select_related("eval_set").order_by("-created_at")[:200]:
+        if _source(run) not in seen:
+            seen.add(_source(run))
+            runs.append(run)
+    return sorted(runs, key=_source)
+
+
+def _retrieval_section(runs: list[EvalRun]) -> Section:
+    section = Section("Retrieval quality by mode",
+                      "Same cases, same k for every mode; measures from ir-measures. Newest run per source.")
+    names = [str(m) for m in MEASURES]
+    rows = []
+    for run in runs:
+        for mode, values in run.metrics.items():
+            if "all" in values:
+                rows.append([_source(run), f"#{run.pk}", mode, str(values["queries"])]
+                            + [f"{values['all'][n]:.4f}" for n in names]
+                            + [f"{values['latency_ms']['p50']:.0f}", f"{values['latency_ms']['p95']:.0f}"])
+    section.tables.append(Table(["source", "run", "mode", "queries", *names, "p50 ms", "p95 ms"], rows))
+    if rows:
+        fig, ax = plt.subplots(figsize=(8, 3.6))
+        sources = [_source(r) for r in runs]
+        modes = [m for m in MODE_COLORS if any(m in r.metrics and "all" in r.metrics[m] for r in runs)]
+        width = 0.8 / max(len(modes), 1)
+        for i, mode in enumerate(modes):
+            values = [r.metrics.get(mode, {}).get("all", {}).get("nDCG@10", 0) for r in runs]
+            ax.bar([x + i * width for x in range(len(runs))], values, width, label=mode, color=MODE_COLORS[mode])
+        ax.set_xticks([x + width * (len(modes) - 1) / 2 for x in range(len(runs))], sources)
+        ax.set_ylabel("nDCG@10")
+        ax.set_ylim(0, 1)
+        ax.legend(ncol=len(modes), fontsize=8, loc="lower right")
+        ax.set_title("nDCG@10 by mode")
+        section.figures.append(("ndcg_by_mode", _png(fig)))
+    for run in runs:
+        categories = sorted({c for v in run.metrics.values() if "by_category" in v for c in v["by_category"]})
+        if len(categories) < 2:
+            continue
+        fig, ax = plt.subplots(figsize=(8, 3.6))
+        modes = [m for m in MODE_COLORS if "by_category" in run.metrics.get(m, {})]
+        width = 0.8 / max(len(modes), 1)
+        for i, mode in enumerate(modes):
+            values = [run.metrics[mode]["by_category"].get(c, {}).get("nDCG@10", 0) for c in categories]
+            ax.bar([x + i * width for x in range(len(categories))], values, width, label=mode,
+                   color=MODE_COLORS[mode])
+        ax.set_xticks([x + width * (len(modes) - 1) / 2 for x in range(len(categories))],
+                      [c.replace("_", "\n") for c in categories], fontsize=8)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("nDCG@10")
+        ax.legend(ncol=len(modes), fontsize=8, loc="lower right")
+        ax.set_title(f"nDCG@10 by category — {_source(run)}")
+        section.figures.append((f"ndcg_by_category_{_source(run)}", _png(fig)))
+    return section
+
+
+def _latency_section() -> Section:
+    section = Section("Latency by stage", "Per-stage timings of the stored answers (milliseconds).")
+    timings: dict[str, list[float]] = {s: [] for s in STAGES}
+    for answer_timings in Answer.objects.order_by("-created_at").values_list("timings_ms", flat=True)[:500]:
+        for stage in STAGES:
+            if stage in (answer_timings or {}):
+                timings[stage].append(float(answer_timings[stage]))
+    present = [s for s in STAGES if timings[s]]
+    section.tables.append(Table(["stage", "answers", "p50 ms", "p95 ms"], [
+        [s, str(len(timings[s])), f"{statistics.median(timings[s]):.0f}",
+         f"{sorted(timings[s])[min(len(timings[s]) - 1, int(0.95 * len(timings[s])))]:.0f}"] for s in present]))
+    if present:
+        fig, ax = plt.subplots(figsize=(8, 3.2))
+        ax.barh(present, [statistics.median(timings[s]) for s in present], color="#1f5fbf")
+        ax.set_xlabel("median ms")
+        ax.invert_yaxis()
+        ax.set_title("Answer pipeline: median time per stage")
+        section.figures.append(("latency_by_stage", _png(fig)))
+    else:
+        section.text += " No answers yet."
+    return section
+
+
+def _lookup_section() -> Section:
+    section = Section("Evidence-lookup times", "From opening a claim's evidence (or seeing the answer) to the "
+                                               "editor's decision, seconds.")
+    for by in ("editor", "category"):
+        stats = lookup_stats(by)
+        section.tables.append(Table([by, "decisions", "median s", "p90 s", "supported", "needs_review"],
+                                    [[s.label, str(s.count), f"{s.median_s}", f"{s.p90_s}", str(s.supported),
+                                      str(s.needs_review)] for s in stats]))
+        if stats:
+            fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(stats)))
+            labels = [s.label for s in stats]
+            ax.barh(labels, [s.p90_s for s in stats], color="#c9d8f2", label="p90")
+            ax.barh(labels, [s.median_s for s in stats], color="#1f5fbf", label="median")
+            ax.invert_yaxis()
+            ax.set_xlabel("seconds")
+            ax.legend(fontsize=8)
+            ax.set_title(f"Lookup time per {by}")
+            section.figures.append((f"lookup_by_{by}", _png(fig)))
+    return section
+
+
+def _comparison_section() -> Section:
+    section = Section("Run-to-run comparison", "The two newest retrieval runs of the same source, query by query.")
+    from .evaluation import runs_compare
+
+    by_source: dict[str, list[EvalRun]] = {}
+    for run in EvalRun.objects.filter(kind="retrieval").select_related("eval_set").order_by("-created_at")[:200]:
+        by_source.setdefault(_source(run), []).append(run)
+    rows = []
+    for source, runs in sorted(by_source.items()):
+        if len(runs) < 2:
+            continue
+        newer, older = runs[0], runs[1]
+        for mode, deltas in runs_compare(a=older, b=newer).items():
+            better = sum(d.delta > 0 for d in deltas)
+            worse = sum(d.delta < 0 for d in deltas)
+            mean = sum(d.delta for d in deltas) / max(len(deltas), 1)
+            rows.append([source, f"#{older.pk} → #{newer.pk}", mode, str(len(deltas)), str(better), str(worse),
+                         f"{mean:+.4f}"])
+            if mode == "hybrid" and deltas:
+                fig, ax = plt.subplots(figsize=(4, 4))
+                ax.scatter([d.before for d in deltas], [d.after for d in deltas], s=14, color="#1f5fbf", alpha=.7)
+                ax.plot([0, 1], [0, 1], color="#999", linewidth=1)
+                ax.set_xlabel(f"run #{older.pk} nDCG@10")
+                ax.set_ylabel(f"run #{newer.pk} nDCG@10")
+                ax.set_title(f"{source}, hybrid, per query")
+                section.figures.append((f"compare_{source}", _png(fig)))
+    section.tables.append(Table(["source", "runs", "mode", "queries", "better", "worse", "mean Δ nDCG@10"], rows))
+    if not rows:
+        section.text += " Fewer than two runs of any source so far."
+    return section
+
+
+def _answers_section() -> Section:
+    section = Section("Answer evaluation", "Newest eval_answers run per set.")
+    keys = ("status_accuracy", "abstention_accuracy", "false_abstention_rate", "conflict_recall",
+            "conflict_false_alarm_rate", "citation_validity", "claim_support_rate", "gold_cited_rate",
+            "judge_faithfulness")
+    seen, rows = set(), []
+    for run in EvalRun.objects.filter(kind="answers").select_related("eval_set").order_by("-created_at")[:50]:
+        if _source(run) in seen:
+            continue
+        seen.add(_source(run))
+        rows.append([_source(run), f"#{run.pk}", str(run.metrics.get("cases"))]
+                    + ["—" if run.metrics.get(k) is None else f"{run.metrics[k]:.3f}" for k in keys])
+    section.tables.append(Table(["set", "run", "cases", *keys], rows))
+    return section
+
+
+def _chunking_section() -> Section | None:
+    runs = EvalRun.objects.filter(kind="retrieval", label__startswith="chunking:").order_by("label", "-created_at")
+    latest: dict[str, EvalRun] = {}
+    for run in runs:
+        latest.setdefault(run.label, run)
+    if not latest:
+        return None
+    section = Section("Chunking experiments", "The same questions against the same documents chunked with "
+                                              "different settings, each as its own collection (hybrid).")
+    rows = []
+    for label, run in sorted(latest.items()):
+        values = run.metrics.get("hybrid", {}).get("all", {})
+        rows.append([label.removeprefix("chunking:"), f"#{run.pk}", str(run.config["index"]["active_chunks"]),
+                     f"{values.get('nDCG@10', 0):.4f}", f"{values.get('R@10', 0):.4f}",
+                     f"{values.get('RR@10', 0):.4f}"])
+    section.tables.append(Table(["setting", "run", "chunks", "nDCG@10", "R@10", "MRR@10"], rows))
+    fig, ax = plt.subplots(figsize=(7, 3))
+    ax.bar([r[0] for r in rows], [float(r[3]) for r in rows], color="#1f5fbf")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("nDCG@10 (hybrid)")
+    ax.tick_params(axis="x", labelsize=8)
+    ax.set_title("Chunking settings")
+    section.figures.append(("chunking", _png(fig)))
+    return section
+
+
+def build_report() -> Report:
+    sections = [_retrieval_section(_latest_retrieval_runs()), _answers_section(), _comparison_section()]
+    chunking = _chunking_section()
+    if chunking:
+        sections.append(chunking)
+    sections += [_latency_section(), _lookup_section()]
+    return Report(timezone.now().isoformat(timespec="seconds"), sections)
+
+
+def _md_table(table: Table) -> str:
+    if not table.rows:
+        return "_(no data yet)_\n"
+    lines = ["| " + " | ".join(table.header) + " |", "|" + "---|" * len(table.header)]
+    lines += ["| " + " | ".join(row) + " |" for row in table.rows]
+    return "\n".join(lines) + "\n"
+
+
+def _html_table(table: Table) -> str:
+    if not table.rows:
+        return "<p><em>(no data yet)</em></p>"
+    head = "".join(f"<th scope='col'>{html.escape(h)}</th>" for h in table.header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in table.rows)
+    return f"<table class='table'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def report_html(report: Report, *, inline: bool, image_dir: str = "") -> str:
+    """The report's body; images inline (base64) for the UI, or as files."""
+    parts = [f"<p class='meta'>Generated {html.escape(report.generated_at)}</p>"]
+    for section in report.sections:
+        parts.append(f"<h2>{html.escape(section.title)}</h2><p>{html.escape(section.text)}</p>")
+        parts += [_html_table(t) for t in section.tables]
+        for name, png in section.figures:
+            src = (f"data:image/png;base64,{base64.b64encode(png).decode()}" if inline
+                   else f"{image_dir}{name}.png")
+            parts.append(f"<figure><img src='{src}' alt='{html.escape(name)}' style='max-width:100%'></figure>")
+    return "\n".join(parts)
+
+
+def write_report(report: Report, directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    md = [f"# Nalarku evaluation report\n\nGenerated {report.generated_at}.\n"]
+    for section in report.sections:
+        md.append(f"## {section.title}\n\n{section.text}\n")
+        md += [_md_table(t) for t in section.tables]
+        for name, png in section.figures:
+            path = directory / f"{name}.png"
+            path.write_bytes(png)
+            written.append(path)
+            md.append(f"![{name}]({name}.png)\n")
+    (directory / "report.md").write_text("\n".join(md), encoding="utf-8")
+    page = ("<!doctype html><html lang='en'><meta charset='utf-8'><title>Nalarku evaluation report</title>"
+            "<style>body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem}"
+            "table{border-collapse:collapse;margin:.6rem 0}td,th{border-bottom:1px solid #ddd;padding:.3rem .5rem;"
+            "text-align:left}</style><h1>Nalarku evaluation report</h1>" + report_html(report, inline=False))
+    (directory / "report.html").write_text(page, encoding="utf-8")
+    return [directory / "report.md", directory / "report.html", *written]

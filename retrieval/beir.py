@@ -135,12 +135,15 @@ def read_qrels(directory: Path, split: str) -> dict[str, dict[str, int]]:
     path = Path(directory) / "qrels" / f"{split}.tsv"
     qrels: dict[str, dict[str, int]] = {}
     lines = _lines(path)
-    for where, line in lines:
-        header = line.strip().split("\t") if "\t" in line else line.split()
-        if [h.strip().lower() for h in header] != ["query-id", "corpus-id", "score"]:
-            raise BeirFormatError(f"{where}: baris judul harus 'query-id<TAB>corpus-id<TAB>score', "
-                                  f"bukan {line.strip()[:80]!r}")
-        break
+    first = next(lines, None)
+    if first is None:
+        raise BeirFormatError(f"{path.name}: file kosong (baris judul 'query-id<TAB>corpus-id<TAB>score' "
+                              "pun tidak ada)")
+    where, line = first
+    header = line.strip().split("\t") if "\t" in line else line.split()
+    if [h.strip().lower() for h in header] != ["query-id", "corpus-id", "score"]:
+        raise BeirFormatError(f"{where}: baris judul harus 'query-id<TAB>corpus-id<TAB>score', "
+                              f"bukan {line.strip()[:80]!r}")
     for where, line in lines:
         parts = [p.strip() for p in (line.rstrip("\r\n").split("\t") if "\t" in line else line.split())]
         if len(parts) != 3 or not parts[0] or not parts[1]:
@@ -264,7 +267,7 @@ def load_corpus(*, directory: Path, collection: str, limit: int | None = None,
     if to_index:
         # Posting weights were computed with the running average length while
         # the corpus grew; recompute them all so BM25 is exact for this corpus.
-        result.weights_refreshed = weights_refresh(drift=0)
+        result.weights_refreshed = bool(weights_refresh(drift=0))
     result.seconds = time.perf_counter() - started
     return result
 
@@ -291,5 +294,5 @@ def drop_collection(*, collection: str) -> DropResult:
         # current_revision points back into the rows being deleted.
         documents.update(current_revision=None)
         documents.delete()
-    refreshed = weights_refresh(drift=0) if counts["documents"] else False
+    refreshed = bool(weights_refresh(drift=0)) if counts["documents"] else False
     return DropResult(collection, counts["documents"], counts["revisions"], chunks, refreshed)

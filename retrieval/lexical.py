@@ -33,6 +33,10 @@ _TERMS = """
     WHERE c.revision_id = %(revision)s
 """
 
+# Statistics are kept per collection (the revision's document's).
+_COLLECTION = """(SELECT d.collection FROM retrieval_revision r JOIN retrieval_document d ON d.id = r.document_id
+                  WHERE r.id = %(revision)s)"""
+
 ADD_POSTINGS = f"""
 WITH terms AS ({_TERMS}),
 lengths AS (
@@ -42,16 +46,16 @@ lengths AS (
     RETURNING c.id, c.lexeme_count
 ),
 stats AS (
-    INSERT INTO retrieval_lexicalstats AS s (id, chunk_count, total_length, weights_avglen)
-    SELECT 1, count(*), coalesce(sum(lexeme_count), 0), 0 FROM lengths
-    ON CONFLICT (id) DO UPDATE SET chunk_count = s.chunk_count + excluded.chunk_count,
-                                   total_length = s.total_length + excluded.total_length
+    INSERT INTO retrieval_lexicalstats AS s (collection, chunk_count, total_length, weights_avglen)
+    SELECT {_COLLECTION}, count(*), coalesce(sum(lexeme_count), 0), 0 FROM lengths
+    ON CONFLICT (collection) DO UPDATE SET chunk_count = s.chunk_count + excluded.chunk_count,
+                                           total_length = s.total_length + excluded.total_length
     RETURNING total_length::float8 / greatest(chunk_count, 1) AS avglen
 ),
 frequencies AS (
-    INSERT INTO retrieval_termstat AS ts (term, df)
-    SELECT term, count(*) FROM terms GROUP BY term ORDER BY term
-    ON CONFLICT (term) DO UPDATE SET df = ts.df + excluded.df
+    INSERT INTO retrieval_termstat AS ts (collection, term, df)
+    SELECT {_COLLECTION}, term, count(*) FROM terms GROUP BY term ORDER BY term
+    ON CONFLICT (collection, term) DO UPDATE SET df = ts.df + excluded.df
 )
 INSERT INTO retrieval_posting (chunk_id, term, tf, weight)
 SELECT t.chunk_id, t.term, t.tf,
@@ -59,7 +63,7 @@ SELECT t.chunk_id, t.term, t.tf,
 FROM terms t JOIN lengths l ON l.id = t.chunk_id CROSS JOIN stats s
 """
 
-REMOVE_POSTINGS = """
+REMOVE_POSTINGS = f"""
 WITH gone AS (
     SELECT p.term, count(*) AS n FROM retrieval_posting p
     JOIN retrieval_chunk c ON c.id = p.chunk_id
@@ -67,38 +71,48 @@ WITH gone AS (
 ),
 frequencies AS (
     UPDATE retrieval_termstat ts SET df = greatest(ts.df - g.n, 0)
-    FROM (SELECT * FROM gone ORDER BY term) g WHERE ts.term = g.term
+    FROM (SELECT * FROM gone ORDER BY term) g WHERE ts.collection = {_COLLECTION} AND ts.term = g.term
 )
 UPDATE retrieval_lexicalstats s
 SET chunk_count = greatest(s.chunk_count - c.n, 0), total_length = greatest(s.total_length - c.total, 0)
 FROM (SELECT count(*) AS n, coalesce(sum(lexeme_count), 0) AS total
       FROM retrieval_chunk WHERE revision_id = %(revision)s) c
-WHERE s.id = 1
+WHERE s.collection = {_COLLECTION}
 """
 
 # Rebuilds the totals from the tables themselves (documents deleted in admin
 # take their chunks away by cascade), then every weight.
 REBUILD_STATS = """
-WITH frequencies AS (
-    UPDATE retrieval_termstat ts SET df = coalesce(f.df, 0)
+WITH actual AS (
+    SELECT d.collection, p.term, count(*) AS df FROM retrieval_posting p
+    JOIN retrieval_chunk c ON c.id = p.chunk_id JOIN retrieval_document d ON d.id = c.document_id
+    GROUP BY d.collection, p.term
+),
+frequencies AS (
+    UPDATE retrieval_termstat ts SET df = coalesce(a.df, 0)
     FROM retrieval_termstat t2
-    LEFT JOIN (SELECT term, count(*) AS df FROM retrieval_posting GROUP BY term) f ON f.term = t2.term
-    WHERE ts.term = t2.term AND ts.df IS DISTINCT FROM coalesce(f.df, 0)
+    LEFT JOIN actual a ON a.collection = t2.collection AND a.term = t2.term
+    WHERE ts.id = t2.id AND ts.df IS DISTINCT FROM coalesce(a.df, 0)
+),
+totals AS (
+    SELECT d.collection, count(*) AS n, coalesce(sum(c.lexeme_count), 0) AS total
+    FROM retrieval_chunk c JOIN retrieval_document d ON d.id = c.document_id GROUP BY d.collection
 )
-UPDATE retrieval_lexicalstats s SET chunk_count = c.n, total_length = c.total
-FROM (SELECT count(*) AS n, coalesce(sum(lexeme_count), 0) AS total FROM retrieval_chunk) c
-WHERE s.id = 1
+UPDATE retrieval_lexicalstats s SET chunk_count = coalesce(t.n, 0), total_length = coalesce(t.total, 0)
+FROM retrieval_lexicalstats s2 LEFT JOIN totals t ON t.collection = s2.collection
+WHERE s.id = s2.id
 """
 
 REFRESH_WEIGHTS = f"""
-WITH s AS (SELECT total_length::float8 / greatest(chunk_count, 1) AS avglen FROM retrieval_lexicalstats
-           WHERE id = 1),
+WITH s AS (SELECT collection, total_length::float8 / greatest(chunk_count, 1) AS avglen
+           FROM retrieval_lexicalstats WHERE collection = %(collection)s),
 updated AS (
     UPDATE retrieval_posting p
     SET weight = p.tf * ({K1} + 1) / (p.tf + {K1} * (1 - {B} + {B} * c.lexeme_count / greatest(s.avglen, 1)))
-    FROM retrieval_chunk c, s WHERE c.id = p.chunk_id
+    FROM retrieval_chunk c JOIN retrieval_document d ON d.id = c.document_id, s
+    WHERE c.id = p.chunk_id AND d.collection = s.collection
 )
-UPDATE retrieval_lexicalstats SET weights_avglen = (SELECT avglen FROM s) WHERE id = 1
+UPDATE retrieval_lexicalstats SET weights_avglen = (SELECT avglen FROM s) WHERE collection = %(collection)s
 """
 
 
@@ -116,22 +130,22 @@ def postings_remove(*, revision_id: int) -> None:
         cursor.execute(REMOVE_POSTINGS, {"revision": revision_id})
 
 
-def weights_refresh(*, drift: float = 0.1) -> bool:
-    """Rebuild the corpus totals, then recompute every posting weight if the
-    average chunk length moved more than ``drift`` since the weights were
-    computed. True if the weights were refreshed."""
+def weights_refresh(*, drift: float = 0.1) -> list[str]:
+    """Rebuild the corpus totals, then recompute the posting weights of each
+    collection whose average chunk length moved more than ``drift`` since its
+    weights were computed. Returns the collections refreshed."""
     from .models import LexicalStats
 
     with connection.cursor() as cursor:
         cursor.execute(REBUILD_STATS)
-    stats = LexicalStats.objects.filter(pk=1).first()
-    if stats is None or not stats.chunk_count:
-        return False
-    if stats.weights_avglen and abs(stats.avglen - stats.weights_avglen) <= drift * stats.weights_avglen:
-        return False
-    with connection.cursor() as cursor:
-        cursor.execute(REFRESH_WEIGHTS)
-    return True
+    refreshed = []
+    for stats in LexicalStats.objects.filter(chunk_count__gt=0):
+        if stats.weights_avglen and abs(stats.avglen - stats.weights_avglen) <= drift * stats.weights_avglen:
+            continue
+        with connection.cursor() as cursor:
+            cursor.execute(REFRESH_WEIGHTS, {"collection": stats.collection})
+        refreshed.append(stats.collection)
+    return refreshed
 
 
 def lexical_rebuild() -> int:

@@ -269,17 +269,24 @@ class Posting(models.Model):
 
 
 class TermStat(models.Model):
-    """Document frequency of a term: the number of chunks containing it."""
+    """Document frequency of a term in one collection: the number of its
+    chunks containing it. Per collection, so a public dataset loaded for
+    evaluation never shifts the editorial archive's IDF (or the reverse)."""
 
-    term = models.TextField(primary_key=True)
+    collection = models.CharField(max_length=100)
+    term = models.TextField()
     df = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["collection", "term"], name="termstat_collection_term")]
 
 
 class LexicalStats(models.Model):
-    """Corpus totals for BM25 (a single row, id 1). ``weights_avglen`` is the
-    average length the stored posting weights were computed with; weights are
-    refreshed when the real average drifts (a periodic task)."""
+    """Corpus totals for BM25, one row per collection. ``weights_avglen`` is
+    the average length the stored posting weights were computed with; weights
+    are refreshed when the real average drifts (a periodic task)."""
 
+    collection = models.CharField(max_length=100, unique=True)
     chunk_count = models.PositiveIntegerField(default=0)
     total_length = models.PositiveBigIntegerField(default=0)
     weights_avglen = models.FloatField(default=0)

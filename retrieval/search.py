@@ -50,7 +50,7 @@ _HYBRID = """
 WITH query_terms AS (
     SELECT ts.term, ln(1 + (s.chunk_count - ts.df + 0.5) / (ts.df + 0.5)) AS idf
     FROM retrieval_termstat ts, retrieval_lexicalstats s
-    WHERE s.id = 1 AND ts.df > 0 AND %(use_lexical)s
+    WHERE s.collection = %(collection)s AND ts.collection = %(collection)s AND ts.df > 0 AND %(use_lexical)s
       AND ts.term IN (SELECT lexeme FROM unnest(to_tsvector('indonesian', %(query)s)))
 ),
 lexical AS (

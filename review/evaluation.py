@@ -178,7 +178,8 @@ def cases_from_beir(*, queries: dict[str, str], qrels: dict[str, dict[str, int]]
 
 def index_state(collection: str) -> dict:
     chunks = Chunk.objects.filter(document__collection=collection, revision__status="active")
-    stats = LexicalStats.objects.filter(pk=1).values("chunk_count", "total_length", "weights_avglen").first()
+    stats = (LexicalStats.objects.filter(collection=collection)
+             .values("chunk_count", "total_length", "weights_avglen").first())
     space = EmbeddingSpace.objects.filter(is_active=True).first()
     return {"collection": collection, "active_chunks": chunks.count(),
             "tokens": chunks.aggregate(n=Sum("token_count"))["n"] or 0,

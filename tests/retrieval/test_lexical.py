@@ -15,14 +15,14 @@ pytestmark = pytest.mark.django_db
 
 
 def df(term: str) -> int:
-    stat = TermStat.objects.filter(term=term).first()
+    stat = TermStat.objects.filter(collection="editorial", term=term).first()
     return stat.df if stat else 0
 
 
 def test_postings_follow_chunks(make_revision):
     make_revision("# Baterai\n\nWaktu pemutaran baterai 30 jam.", key="S1")
     make_revision("# Galat\n\nKode ERR_CONN_RESET berarti koneksi diputus.", key="S2")
-    stats = LexicalStats.objects.get(pk=1)
+    stats = LexicalStats.objects.get(collection="editorial")
     assert stats.chunk_count == Chunk.objects.count() == 2
     assert stats.total_length == sum(Chunk.objects.values_list("lexeme_count", flat=True))
     assert df("putar") == 1 and df("err") == 1  # stemmed words and identifier parts
@@ -40,7 +40,7 @@ def test_weights_are_bm25_without_idf(make_revision):
     make_revision("# A\n\nsinkronisasi berkas cepat", key="W1")
     make_revision("# B\n\nsinkronisasi sinkronisasi sinkronisasi folder besar sekali hari ini", key="W2")
     weights_refresh(drift=0)
-    stats = LexicalStats.objects.get(pk=1)
+    stats = LexicalStats.objects.get(collection="editorial")
     for posting in Posting.objects.select_related("chunk"):
         tf, length = posting.tf, posting.chunk.lexeme_count
         expected = tf * 2.2 / (tf + 1.2 * (1 - 0.75 + 0.75 * length / stats.avglen))
@@ -54,7 +54,7 @@ def test_refresh_repairs_statistics_after_a_cascade_delete(make_revision):
 
     Document.objects.filter(key="R2").delete()
     weights_refresh()
-    assert LexicalStats.objects.get(pk=1).chunk_count == 1
+    assert LexicalStats.objects.get(collection="editorial").chunk_count == 1
     assert df("zx200") == 0 and df("zx100") == 1 and df("unik") == 1
 
 
@@ -63,3 +63,15 @@ def test_posting_index_is_impact_ordered():
         cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'posting_impact'")
         (definition,) = cursor.fetchone()
     assert "(term, weight DESC) INCLUDE (chunk_id)" in definition
+
+
+def test_statistics_are_kept_per_collection(make_revision):
+    """A dataset loaded for evaluation never shifts the archive's IDF."""
+    make_revision("# Baterai\n\nWaktu pemutaran baterai 30 jam.", key="S1")
+    before = TermStat.objects.get(collection="editorial", term="batera").df
+    for n in range(3):
+        make_revision("Baterai cadangan.", key=f"X{n}", collection="dataset-uji", fmt="text")
+    assert TermStat.objects.get(collection="editorial", term="batera").df == before == 1
+    assert TermStat.objects.get(collection="dataset-uji", term="batera").df == 3
+    assert LexicalStats.objects.get(collection="editorial").chunk_count == 1
+    assert LexicalStats.objects.get(collection="dataset-uji").chunk_count == 3

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from django.conf import settings
@@ -206,7 +206,7 @@ class IndexResult:
 
 
 def revision_index(*, revision_id: int, provider: EmbeddingProvider | None = None,
-                   max_tokens: int | None = None, force: bool = False) -> IndexResult:
+                   max_tokens: int | None = None, breadcrumbs: bool = True, force: bool = False) -> IndexResult:
     """Chunk, embed and index one revision, then activate it.
 
     Idempotent: an active or superseded revision is left alone unless
@@ -214,7 +214,9 @@ def revision_index(*, revision_id: int, provider: EmbeddingProvider | None = Non
     transaction and it keeps serving meanwhile), and a re-run replaces the
     revision's chunks instead of adding to them. Raises
     ``ServiceError`` for failures worth retrying (the embedding server); other
-    failures mark the revision failed and return."""
+    failures mark the revision failed and return. ``max_tokens`` and
+    ``breadcrumbs`` are for chunking experiments (``eval_chunking``); without
+    breadcrumbs a chunk carries no heading path and is embedded bare."""
     provider = provider or provider_from_config()
     max_tokens = max_tokens or settings.NALARKU_CHUNK_MAX_TOKENS
     with transaction.atomic():
@@ -238,8 +240,10 @@ def revision_index(*, revision_id: int, provider: EmbeddingProvider | None = Non
         _record_failure(revision_id, str(exc))
         return IndexResult(revision_id, RevisionStatus.FAILED)
 
+    if not breadcrumbs:
+        drafts = [replace(d, heading_path=()) for d in drafts]
     spaces = indexing_spaces(provider)
-    texts = [embedding_text(revision.title, d) for d in drafts]
+    texts = [embedding_text(revision.title, d) if breadcrumbs else d.text for d in drafts]
     try:
         vectors, embedded = embed_passages_cached(texts, provider)
     except ServiceError as exc:

@@ -189,3 +189,24 @@ def test_report_has_tables_and_real_plots(archive, eval_file, tmp_path, client, 
     client.force_login(make_user("editor"))
     page = client.get(reverse("report")).content.decode()
     assert "data:image/png;base64," in page and "nDCG@10" in page
+
+
+def test_chunking_experiment_in_its_own_collection(archive, eval_file, make_revision):
+    from retrieval.models import Chunk, Document, LexicalStats
+    from review.evaluation import ChunkingSetting, chunking_collection_build, chunking_evaluate
+
+    long_text = "# Panduan\n\n" + " ".join(
+        f"Langkah {n}: buka konsol, pilih menu sinkronisasi, lalu simpan pengaturan nomor {n}." for n in range(1, 30))
+    make_revision(long_text, key="G1", title="Panduan panjang", public=True)
+    eval_set, _ = evalset_import(path=eval_file, name="uji")
+    editorial = LexicalStats.objects.get(collection="editorial").chunk_count
+    small = chunking_collection_build(setting=ChunkingSetting(64))
+    large = chunking_collection_build(setting=ChunkingSetting(256, breadcrumbs=False))
+    assert small > large
+    bare = Chunk.objects.filter(document__collection="chunking-256-tanpa-breadcrumb")
+    assert bare.exists() and not bare.exclude(heading_path="").exists()
+    run = chunking_evaluate(eval_set=eval_set, setting=ChunkingSetting(64), modes=["hybrid"])
+    assert run.label == "chunking:64" and run.metrics["hybrid"]["queries"] == 3
+    assert EvalResult.objects.get(run=run, case_id="E1").candidates[0] == "K1:r2"  # original ids
+    assert LexicalStats.objects.get(collection="editorial").chunk_count == editorial  # archive untouched
+    assert Document.objects.filter(collection="chunking-64", key="chunking-64:K1").get().public

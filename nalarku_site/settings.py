@@ -171,7 +171,7 @@ NALARKU_CONTEXT = {
 NALARKU_EXTRACTIVE = {
     "min_similarity": float(os.environ.get("NALARKU_EXTRACTIVE_MIN_SIMILARITY", "0.82")),
     "strong_similarity": float(os.environ.get("NALARKU_EXTRACTIVE_STRONG_SIMILARITY", "0.86")),
-    "min_overlap": float(os.environ.get("NALARKU_EXTRACTIVE_MIN_OVERLAP", "0.3")),
+    "min_coverage": float(os.environ.get("NALARKU_EXTRACTIVE_MIN_COVERAGE", "0.2")),
     "max_claims": int(os.environ.get("NALARKU_EXTRACTIVE_MAX_CLAIMS", "4")),
 }
 # LLM-as-judge for eval_answers (optional; same shape as NALARKU_LLM).

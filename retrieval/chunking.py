@@ -23,7 +23,7 @@ from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 from markdown_it import MarkdownIt
 
 # Enters the embedding cache key: bump it whenever chunk text can change.
-CHUNKER_VERSION = "structure-v1"
+CHUNKER_VERSION = "structure-v2"  # v2: hidden HTML elements are not text
 
 TokenCounter = Callable[[str], int]
 
@@ -183,9 +183,21 @@ def _html_table(tag: Tag) -> tuple[str, list[str]]:
     return "", lines
 
 
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+
+
+def _hidden(tag: Tag) -> bool:
+    """Content a reader never sees (``hidden``, ``aria-hidden``, inline
+    ``display:none``) is not evidence; it is where planted instructions hide."""
+    return (tag.has_attr("hidden") or tag.get("aria-hidden") == "true"
+            or bool(_HIDDEN_STYLE.search(tag.get("style") or "")))
+
+
 def html_blocks(source: str) -> list[Block]:
     offsets = _line_offsets(source)
     soup = BeautifulSoup(source, "html.parser")
+    for tag in soup.find_all(_hidden):
+        tag.decompose()
     pending: list[tuple[str, int, dict]] = []  # kind, start, payload
 
     def walk(node: Tag) -> None:

@@ -26,7 +26,16 @@ from retrieval.search import Hit
 
 from .context import context_render
 from .contract import ClaimDraft, Draft, draft_schema
-from .text import asks_for_quantity, fact_present, facts, has_number, sentences, stems
+from .text import (
+    asks_for_quantity,
+    coverage,
+    fact_present,
+    facts,
+    has_number,
+    idf_weights,
+    sentences,
+    stems,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -55,70 +64,94 @@ def missing_for(question: str) -> str:
 
 
 @dataclass
+class Candidate:
+    """A sentence of a retrieved chunk, scored against the question."""
+
+    hit: Hit
+    sentence: str
+    coverage: float  # share of the question's IDF mass its terms (and its headings') cover
+    identifier: bool  # holds an exact identifier from the question
+    similarity: float | None = None  # cosine similarity to the question; None without embeddings
+
+    @property
+    def score(self) -> float:
+        return (self.similarity or 0.0) + self.coverage + (1.0 if self.identifier else 0.0)
+
+
+def candidates_score(question: str, chunks: list[Hit], *, min_coverage: float,
+                     provider: EmbeddingProvider | None = None, degraded: list[str] | None = None) -> list[Candidate]:
+    """Every sentence of ``chunks`` that covers enough of the question (or
+    holds an identifier from it), with its similarity. Shared by the
+    extractive generator and its calibration (bench/calibrate_answers.py)."""
+    pairs = [(hit, sentence) for hit in chunks for sentence in sentences(hit.text)]
+    if not pairs:
+        return []
+    contexts = [f"{hit.title} {hit.heading_path}" for hit in chunks]
+    question_terms, *terms = stems([question] + [s for _, s in pairs] + contexts)
+    context_terms = dict(zip((h.evidence_id for h in chunks), terms[len(pairs):], strict=True))
+    weights = idf_weights(question_terms)
+    exact = {f for f in facts(question) if any(c.isalpha() for c in f)}
+    shortlist = []
+    for (hit, sentence), sentence_terms in zip(pairs, terms[:len(pairs)], strict=True):
+        covered = coverage(question_terms, sentence_terms | context_terms[hit.evidence_id], weights)
+        identifier = any(fact_present(f, sentence) for f in exact)
+        if identifier or covered >= min_coverage:  # only these are embedded: embedding is the slow part
+            shortlist.append(Candidate(hit, sentence, covered, identifier))
+    if shortlist:
+        try:
+            provider = provider or provider_from_config()
+            query = _unit(provider.embed_query(question))
+            vectors, _ = embed_passages_cached([c.sentence for c in shortlist], provider)
+        except ServiceError as exc:
+            logger.warning("sentence embedding failed, term coverage only: %s", exc)
+            if degraded is not None:
+                degraded.append("semantic_unavailable")
+        else:
+            vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+            for candidate, similarity in zip(shortlist, vectors @ query, strict=True):
+                candidate.similarity = float(similarity)
+    return shortlist
+
+
+@dataclass
 class ExtractiveGenerator:
     """Picks, per chunk, the sentence that best answers the question: close
-    in meaning (cosine similarity of the embeddings) and sharing its terms."""
+    in meaning (cosine similarity of the embeddings) and covering the
+    question's distinctive terms (IDF-weighted). Thresholds are calibrated on
+    the demo evaluation set (bench/calibrate_answers.py)."""
 
     min_similarity: float = 0.82
     strong_similarity: float = 0.86
-    min_overlap: float = 0.3
+    min_coverage: float = 0.2
     max_claims: int = 4
     provider: EmbeddingProvider | None = None
     name: str = "extractive"
 
     def generate(self, question: str, chunks: list[Hit]) -> Generation:
         degraded: list[str] = []
-        candidates = [(hit, sentence) for hit in chunks for sentence in sentences(hit.text)]
-        if not candidates:
-            return Generation(Draft(status="insufficient_evidence", claims=[], missing=[missing_for(question)]),
-                              self.name)
-        question_stems, *sentence_stems = stems([question] + [s for _, s in candidates])
-        exact = {f for f in facts(question) if any(c.isalpha() for c in f)}
-        # Only sentences sharing enough terms (or an exact identifier) are
-        # embedded: embedding is the slow part.
-        shortlist = []
-        for (hit, sentence), terms in zip(candidates, sentence_stems, strict=True):
-            overlap = len(question_stems & terms) / max(len(question_stems), 1)
-            identifier = any(fact_present(f, sentence) for f in exact)
-            if identifier or overlap >= self.min_overlap:
-                shortlist.append((hit, sentence, overlap, identifier))
-        similarities = self._similarities(question, [s for _, s, _, _ in shortlist], degraded)
-
-        best: dict[str, tuple[float, float, str]] = {}
-        for (hit, sentence, overlap, identifier), similarity in zip(shortlist, similarities, strict=True):
-            if not identifier and similarity is not None and similarity < self.min_similarity:
+        candidates = candidates_score(question, chunks, min_coverage=self.min_coverage, provider=self.provider,
+                                      degraded=degraded)
+        best: dict[str, Candidate] = {}
+        for candidate in candidates:
+            if (not candidate.identifier and candidate.similarity is not None
+                    and candidate.similarity < self.min_similarity):
                 continue
-            score = (similarity or 0.0) + overlap + (1.0 if identifier else 0.0)
-            if hit.evidence_id not in best or score > best[hit.evidence_id][0]:
-                best[hit.evidence_id] = (score, similarity or 0.0, sentence)
+            current = best.get(candidate.hit.evidence_id)
+            if current is None or candidate.score > current.score:
+                best[candidate.hit.evidence_id] = candidate
         if not best:
             return Generation(Draft(status="insufficient_evidence", claims=[], missing=[missing_for(question)]),
                               self.name, degraded=degraded)
-        if asks_for_quantity(question) and any(has_number(best[e][2]) for e in best):
+        if asks_for_quantity(question) and any(has_number(c.sentence) for c in best.values()):
             # "Berapa …?" is answered by a sentence with a number.
-            best = {e: v for e, v in best.items() if has_number(v[2])}
-        order = sorted(best, key=lambda e: -best[e][0])[:self.max_claims]
-        claims = [ClaimDraft(text=best[e][2], evidence_ids=[e]) for e in order]
-        strong = any(best[e][1] >= self.strong_similarity or best[e][0] >= 2 for e in order)
-        if strong:
+            best = {e: c for e, c in best.items() if has_number(c.sentence)}
+        chosen = sorted(best.values(), key=lambda c: -c.score)[:self.max_claims]
+        claims = [ClaimDraft(text=c.sentence, evidence_ids=[c.hit.evidence_id]) for c in chosen]
+        if any(c.identifier or (c.similarity or 0.0) >= self.strong_similarity for c in chosen):
             return Generation(Draft(status="answered", claims=claims, missing=[]), self.name, degraded=degraded)
         return Generation(Draft(status="needs_review", claims=claims,
                                 missing=["Bukti yang lebih langsung; kalimat yang ditemukan hanya terkait lemah"]),
                           self.name, degraded=degraded)
-
-    def _similarities(self, question: str, texts: list[str], degraded: list[str]) -> list[float | None]:
-        if not texts:
-            return []
-        try:
-            provider = self.provider or provider_from_config()
-            query = _unit(provider.embed_query(question))
-            vectors, _ = embed_passages_cached(texts, provider)
-        except ServiceError as exc:
-            logger.warning("sentence embedding failed, term overlap only: %s", exc)
-            degraded.append("semantic_unavailable")
-            return [None] * len(texts)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return [float(v) for v in (vectors / np.maximum(norms, 1e-9)) @ query]
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:

@@ -5,6 +5,7 @@ with units, and questions about the present."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -188,3 +189,22 @@ _NUMBER = re.compile(r"(?<![\w-])\d+(?:[.,]\d+)*(?![\w-])")
 def has_number(text: str) -> bool:
     """A standalone number (26, 1.500, 99,5), not a digit inside LX-700BT."""
     return _NUMBER.search(text) is not None
+
+
+def idf_weights(terms: set[str], collection: str = "editorial") -> dict[str, float]:
+    """BM25 IDF of each stem in the collection. A stem the archive never
+    uses weighs most: a question about something absent ("CEO", "LD-4040")
+    cannot be covered by any sentence, which is how an extractive answer
+    learns to say "not enough evidence"."""
+    from retrieval.models import LexicalStats, TermStat
+
+    stats = LexicalStats.objects.filter(collection=collection).first()
+    n = stats.chunk_count if stats else 0
+    df = dict(TermStat.objects.filter(collection=collection, term__in=terms).values_list("term", "df"))
+    return {t: math.log(1 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in terms}
+
+
+def coverage(question_terms: set[str], terms: set[str], weights: dict[str, float]) -> float:
+    """Share of the question's IDF mass that ``terms`` cover."""
+    total = sum(weights.get(t, 0.0) for t in question_terms)
+    return sum(weights.get(t, 0.0) for t in question_terms & terms) / total if total else 0.0

@@ -14,11 +14,11 @@ from django.db.models import Count, Prefetch, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.html import escape
 from django.utils import timezone
+from django.utils.html import escape
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.middleware import HtmxDetails
 from django_htmx.http import HttpResponseClientRedirect, HttpResponseStopPolling
+from django_htmx.middleware import HtmxDetails
 
 from retrieval.models import Chunk, Document, Revision, RevisionStatus
 from retrieval.search import MODES, SearchError, search
@@ -27,7 +27,13 @@ from . import dashboard, diffing
 from .answering import contract_for, question_run, question_submit
 from .evaluation import case_from_claim
 from .models import Answer, AnswerStatus, Claim, ClaimReview, Question, QuestionState
-from .reviewing import answers_visible_to, claim_review, claims_visible_to, lookup_open, lookups_start
+from .reviewing import (
+    answers_visible_to,
+    claim_review,
+    claims_visible_to,
+    lookup_open,
+    lookups_start,
+)
 
 STAGES = [("search", "Mencari bukti (leksikal + semantik)"), ("generate", "Menyusun klaim dari bukti"),
           ("validate", "Memeriksa kutipan, kesegaran dan konflik"), ("persist", "Menyimpan jawaban")]

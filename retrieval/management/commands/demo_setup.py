@@ -9,6 +9,11 @@ from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
+from tqdm import tqdm
+
+from retrieval.chunking import CHUNKER_VERSION
+from retrieval.ingestion import revision_index
+from retrieval.models import Revision, RevisionStatus
 
 DEMO_DIR = Path(settings.BASE_DIR) / "demo"
 
@@ -41,3 +46,9 @@ class Command(BaseCommand):
         self.stdout.write(f"Pengguna demo: {', '.join(u['username'] for u in spec['users'])}")
         if not options["users_only"]:
             call_command("ingest", manifest=DEMO_DIR / "archive.jsonl", sync=True, stdout=self.stdout)
+            # An archive indexed by an older chunker is re-chunked in place
+            # (each revision keeps serving until its new chunks are in).
+            stale = Revision.objects.filter(status__in=[RevisionStatus.ACTIVE, RevisionStatus.SUPERSEDED]).exclude(
+                chunker_version=CHUNKER_VERSION).values_list("pk", flat=True)
+            for revision_id in tqdm(list(stale), desc="mengindeks ulang", unit="revisi", disable=not stale):
+                revision_index(revision_id=revision_id, force=True)

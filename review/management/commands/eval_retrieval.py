@@ -7,7 +7,14 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from review.evaluation import MEASURES, MODES, cases_from_beir, cases_from_set, retrieval_evaluate, runs_compare
+from review.evaluation import (
+    MEASURES,
+    MODES,
+    cases_from_beir,
+    cases_from_set,
+    retrieval_evaluate,
+    runs_compare,
+)
 from review.models import EvalRun, EvalSet
 
 

@@ -128,6 +128,18 @@ NALARKU_EMBEDDING = {
     "batch_size": int(os.environ.get("NALARKU_EMBEDDING_BATCH", "32")),
 }
 
+# How the two arms are fused (DESIGN.md "Fusion is not free"): RRF with arm
+# weights, or a convex combination of min-max-normalised scores. Chosen per
+# archive by measurement (eval_retrieval --fusion).
+NALARKU_FUSION = {
+    "method": os.environ.get("NALARKU_FUSION", "rrf"),
+    "rrf": {"rrf_k": int(os.environ.get("NALARKU_RRF_K", "60")),
+            "lexical_weight": float(os.environ.get("NALARKU_RRF_LEXICAL_WEIGHT", "1")),
+            "vector_weight": float(os.environ.get("NALARKU_RRF_VECTOR_WEIGHT", "1"))},
+    "convex": {"lexical_weight": float(os.environ.get("NALARKU_CONVEX_LEXICAL_WEIGHT", "0.3")),
+               "vector_weight": float(os.environ.get("NALARKU_CONVEX_VECTOR_WEIGHT", "0.7"))},
+}
+
 # Reranking (off unless a provider is set): "http" is a rerank API in the
 # Cohere/Jina shape (URL = the full endpoint), "ollama"/"openai" score pairs
 # with a chat model. Scores below the threshold are dropped, so a search can

@@ -31,6 +31,7 @@ from .rerank import Reranker, RerankError, reranker_from_config
 logger = logging.getLogger(__name__)
 
 MODES = ("hybrid", "lexical", "vector")
+FUSIONS = ("rrf", "convex")
 
 # The permission predicate of ``Document.objects.visible_to`` (tests keep the
 # two in agreement), for a chunk aliased ``c``.
@@ -54,7 +55,8 @@ WITH query_terms AS (
       AND ts.term IN (SELECT lexeme FROM unnest(to_tsvector('indonesian', %(query)s)))
 ),
 lexical AS (
-    SELECT chunk_id, score, ROW_NUMBER() OVER (ORDER BY score DESC, chunk_id) AS rank
+    SELECT chunk_id, score, ROW_NUMBER() OVER (ORDER BY score DESC, chunk_id) AS rank,
+           coalesce((score - min(score) OVER ()) / nullif(max(score) OVER () - min(score) OVER (), 0), 1) AS norm
     FROM (
         SELECT p.chunk_id, sum(q.idf * p.weight) AS score
         FROM query_terms q CROSS JOIN LATERAL (
@@ -67,7 +69,9 @@ lexical AS (
     ) scored
 ),
 semantic AS (
-    SELECT chunk_id, 1 - distance AS similarity, ROW_NUMBER() OVER (ORDER BY distance, chunk_id) AS rank
+    SELECT chunk_id, 1 - distance AS similarity, ROW_NUMBER() OVER (ORDER BY distance, chunk_id) AS rank,
+           coalesce((max(distance) OVER () - distance) / nullif(max(distance) OVER () - min(distance) OVER (), 0), 1)
+             AS norm
     FROM (
         SELECT e.chunk_id, e.embedding::vector({dims}) <=> %(vector)s::vector({dims}) AS distance
         FROM retrieval_chunkembedding e JOIN retrieval_chunk c ON c.id = e.chunk_id
@@ -79,18 +83,22 @@ fused AS (
     SELECT coalesce(l.chunk_id, s.chunk_id) AS chunk_id, l.rank AS lexical_rank, s.rank AS semantic_rank,
            l.score AS lexical_score, s.similarity AS semantic_score,
            coalesce(%(lexical_weight)s / (%(rrf_k)s + l.rank), 0)
-             + coalesce(%(vector_weight)s / (%(rrf_k)s + s.rank), 0) AS rrf_score
+             + coalesce(%(vector_weight)s / (%(rrf_k)s + s.rank), 0) AS rrf_score,
+           coalesce(%(lexical_weight)s * l.norm, 0) + coalesce(%(vector_weight)s * s.norm, 0) AS convex_score
     FROM lexical l FULL OUTER JOIN semantic s ON s.chunk_id = l.chunk_id
-    ORDER BY rrf_score DESC, chunk_id LIMIT %(limit)s
+),
+ranked AS (
+    SELECT *, CASE WHEN %(convex)s THEN convex_score ELSE rrf_score END AS fused_score FROM fused
+    ORDER BY fused_score DESC, chunk_id LIMIT %(limit)s
 )
 SELECT f.chunk_id, c.key, d.key, r.number, r.title, c.heading_path, c.text, r.status = 'superseded',
        f.lexical_rank, f.semantic_rank, f.rrf_score, d.source_type, r.document_date, d.url, d.id,
        f.lexical_score, f.semantic_score
-FROM fused f
+FROM ranked f
 JOIN retrieval_chunk c ON c.id = f.chunk_id
 JOIN retrieval_revision r ON r.id = c.revision_id
 JOIN retrieval_document d ON d.id = c.document_id
-ORDER BY f.rrf_score DESC, f.chunk_id
+ORDER BY f.fused_score DESC, f.chunk_id
 """
 
 
@@ -175,8 +183,9 @@ def validate(query: str, *, k: int, pool: int, mode: str) -> str:
 
 
 def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: int = 10, pool: int | None = None,
-           mode: str = "hybrid", include_superseded: bool = False, rrf_k: int = 60,
-           lexical_weight: float = 1.0, vector_weight: float = 1.0, per_term: int = 500,
+           mode: str = "hybrid", include_superseded: bool = False, fusion: str | None = None,
+           rrf_k: int | None = None, lexical_weight: float | None = None, vector_weight: float | None = None,
+           per_term: int = 500,
            collection: str = "editorial", provider: EmbeddingProvider | None = None,
            rerank: bool | None = None, reranker: Reranker | None = None, threshold: float | None = None,
            expand: bool = True) -> SearchResponse:
@@ -185,9 +194,20 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
     ``rerank``: None reranks when a reranker is configured, False never, True
     always (reporting ``reranker_unavailable`` when none answers). ``threshold``
     drops reranked chunks scoring below it. ``expand`` appends documents
-    reached through relations from the direct hits, labelled ``via_graph``."""
+    reached through relations from the direct hits, labelled ``via_graph``.
+    ``fusion``: "rrf" (sum of weight/(rrf_k + rank)) or "convex" (weighted sum
+    of each arm's min-max-normalised score); unset values come from
+    ``settings.NALARKU_FUSION``."""
     pool = max(50, k) if pool is None else pool
     query = validate(query, k=k, pool=pool, mode=mode)
+    fusion_config = settings.NALARKU_FUSION
+    fusion = fusion or fusion_config["method"]
+    if fusion not in FUSIONS:
+        raise SearchError(f"fusi harus salah satu dari {', '.join(FUSIONS)}")
+    weights = fusion_config[fusion]
+    rrf_k = weights.get("rrf_k", 60) if rrf_k is None else rrf_k
+    lexical_weight = weights["lexical_weight"] if lexical_weight is None else lexical_weight
+    vector_weight = weights["vector_weight"] if vector_weight is None else vector_weight
     timings: dict[str, float] = {}
     degraded: list[str] = []
     rerank_config = settings.NALARKU_RERANK
@@ -225,6 +245,7 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
         "vector": _vector_literal(vector, space.dimensions if space else 384),
         "space": space.pk if space else 0, "per_term": per_term, "pool": pool, "limit": depth,
         "rrf_k": float(rrf_k), "lexical_weight": float(lexical_weight), "vector_weight": float(vector_weight),
+        "convex": fusion == "convex",
     }
     with _Stopwatch(timings, "sql"), connection.cursor() as cursor:
         cursor.execute(hybrid_sql(space.dimensions if space else 384), params)

@@ -190,13 +190,17 @@ def index_state(collection: str) -> dict:
                                 "version": space.version, "dimensions": space.dimensions} if space else None}
 
 
-def retrieval_evaluate(*, cases: list[Case], modes: Iterable[str], k: int = 10, pool: int = 50, rrf_k: int = 60,
+def retrieval_evaluate(*, cases: list[Case], modes: Iterable[str], k: int = 10, pool: int = 50,
+                       fusion: str | None = None, rrf_k: int | None = None,
                        collection: str = "editorial", label: str = "", eval_set: EvalSet | None = None,
                        dataset: str = "", progress: Callable[[int], None] | None = None) -> EvalRun:
     """Run every case in every mode with the same k, store the run."""
     modes = list(modes)
     reranker = settings.NALARKU_RERANK.get("provider") or None
-    config = {"k": k, "pool": pool, "rrf_k": rrf_k, "modes": modes, "chunker_version": CHUNKER_VERSION,
+    fusion = fusion or settings.NALARKU_FUSION["method"]
+    fusion_weights = {**settings.NALARKU_FUSION[fusion], **({"rrf_k": rrf_k} if rrf_k else {})}
+    config = {"k": k, "pool": pool, "fusion": fusion, "fusion_weights": fusion_weights, "modes": modes,
+              "chunker_version": CHUNKER_VERSION,
               "chunk_max_tokens": settings.NALARKU_CHUNK_MAX_TOKENS, "reranker": reranker,
               "rerank_threshold": settings.NALARKU_RERANK.get("threshold"),
               "rerank_depth": settings.NALARKU_RERANK.get("depth"),
@@ -211,7 +215,8 @@ def retrieval_evaluate(*, cases: list[Case], modes: Iterable[str], k: int = 10, 
         scored, latencies, ranked_by_case = [], {}, {}
         for case in cases:
             started = time.perf_counter()
-            ranked = _ranked_units(case, mode=mode, k=k, pool=pool, rrf_k=rrf_k, collection=collection)
+            ranked = _ranked_units(case, mode=mode, k=k, pool=pool, fusion=fusion, rrf_k=rrf_k,
+                                   collection=collection)
             latencies[case.case_id] = (time.perf_counter() - started) * 1000
             ranked_by_case[case.case_id] = ranked
             scored += [ir_measures.ScoredDoc(case.case_id, unit, float(k - i)) for i, unit in enumerate(ranked)]
@@ -228,12 +233,13 @@ def retrieval_evaluate(*, cases: list[Case], modes: Iterable[str], k: int = 10, 
     return run
 
 
-def _ranked_units(case: Case, *, mode: str, k: int, pool: int, rrf_k: int, collection: str) -> list[str]:
+def _ranked_units(case: Case, *, mode: str, k: int, pool: int, fusion: str, rrf_k: int | None,
+                  collection: str) -> list[str]:
     """The first k distinct units (document revisions, documents or chunks)
     of the mode's ranking; more chunks are read so k units remain after
     chunks of one unit collapse."""
     chunks = min(100, max(3 * k, k))
-    response = search(case.question, case.reader, k=chunks, pool=max(pool, chunks), rrf_k=rrf_k,
+    response = search(case.question, case.reader, k=chunks, pool=max(pool, chunks), fusion=fusion, rrf_k=rrf_k,
                       mode="hybrid" if mode == "hybrid+rerank" else mode, rerank=mode == "hybrid+rerank",
                       include_superseded=case.as_of is not None, expand=False, collection=collection)
     hits = hits_as_of(response.results, case.as_of) if case.as_of else response.results

@@ -119,3 +119,17 @@ def test_sql_permission_predicate_agrees_with_visible_to(make_revision, make_use
                            f"ON d.id = c.document_id WHERE {_VISIBLE}", params)
             by_sql = {row[0] for row in cursor.fetchall()}
         assert by_sql == set(Document.objects.visible_to(reader).values_list("key", flat=True)), reader
+
+
+def test_convex_fusion_orders_by_normalised_scores(archive, make_user):
+    reader = make_user("pembaca")
+    rrf = search("waktu pemutaran baterai ERR_CONN_RESET", reader, k=5)
+    convex = search("waktu pemutaran baterai ERR_CONN_RESET", reader, k=5, fusion="convex")
+    assert {h.evidence_id for h in convex.results} == {h.evidence_id for h in rrf.results}
+    # All vector weight: the order is the semantic arm's.
+    semantic = search("waktu pemutaran baterai ERR_CONN_RESET", reader, k=5, fusion="convex",
+                      lexical_weight=0.0, vector_weight=1.0)
+    ranks = [h.semantic_rank for h in semantic.results if h.semantic_rank is not None]
+    assert ranks == sorted(ranks)
+    with pytest.raises(SearchError, match="fusi"):
+        search("baterai", reader, fusion="rata-rata")

@@ -38,7 +38,8 @@ class Command(BaseCommand):
                             help=f"mode dipisah koma dari {', '.join(MODES)}")
         parser.add_argument("--k", type=int, default=10, help="jumlah unit yang dinilai (bawaan 10)")
         parser.add_argument("--pool", type=int, default=50, help="kandidat per lengan (bawaan 50)")
-        parser.add_argument("--rrf-k", type=int, default=60, help="konstanta RRF (bawaan 60)")
+        parser.add_argument("--fusion", choices=["rrf", "convex"], help="fusi hibrida (bawaan NALARKU_FUSION)")
+        parser.add_argument("--rrf-k", type=int, help="konstanta RRF (bawaan dari NALARKU_FUSION, 60)")
         parser.add_argument("--limit", type=int, help="hanya N kueri pertama")
         parser.add_argument("--label", default="", help="nama run, untuk laporan")
 
@@ -73,13 +74,15 @@ class Command(BaseCommand):
             raise CommandError("tidak ada kueri dengan bukti emas untuk diukur")
         with tqdm(total=len(cases) * len(modes), desc="mengukur", unit="kueri") as bar:
             run = retrieval_evaluate(cases=cases, modes=modes, k=options["k"], pool=options["pool"],
-                                     rrf_k=options["rrf_k"], collection=collection, label=options["label"],
+                                     fusion=options["fusion"], rrf_k=options["rrf_k"], collection=collection,
+                                     label=options["label"],
                                      eval_set=eval_set, dataset=dataset, progress=bar.update)
         self._print(run)
 
     def _print(self, run: EvalRun) -> None:
         names = [str(m) for m in MEASURES]
         self.stdout.write(self.style.SUCCESS(f"\nRun {run.pk} · {run.config['cases']} kueri · k={run.config['k']} "
+                                             f"· fusi {run.config['fusion']} {run.config['fusion_weights']} "
                                              f"· pool={run.config['pool']} · {run.config['index']['active_chunks']} "
                                              "potongan aktif"))
         self.stdout.write(f"{'mode':<16}" + "".join(f"{n:>12}" for n in names) + f"{'p50 ms':>9}{'p95 ms':>9}")

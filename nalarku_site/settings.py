@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "django_htmx",
     "template_partials",
+    "csp",
     "retrieval",
     "review",
 ]
@@ -45,7 +46,19 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
+
+# Content-Security-Policy: scripts only from this origin (htmx is served as a
+# static file), so text planted in a document can never run. Inline styles
+# stay allowed for htmx's indicators and Django admin.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"], "script-src": ["'self'"], "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"], "object-src": ["'none'"], "base-uri": ["'self'"],
+        "frame-ancestors": ["'none'"], "form-action": ["'self'"],
+    },
+}
 
 ROOT_URLCONF = "nalarku_site.urls"
 WSGI_APPLICATION = "nalarku_site.wsgi.application"

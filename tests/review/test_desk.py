@@ -170,3 +170,16 @@ def test_pages_require_login(client):
     for name in ("home", "queue", "history", "search", "archive", "dashboard"):
         response = client.get(reverse(name))
         assert response.status_code == 302 and reverse("login") in response["Location"], name
+
+
+def test_content_security_policy_and_inert_document_text(client, make_revision, make_user):
+    make_revision('<h1>Jahat</h1><p>Teks <script>alert(1)</script><img src=x onerror="alert(2)">'
+                  '<a href="javascript:alert(3)">klik</a> biasa.</p>', key="J1", title="<b>Judul</b>", public=True,
+                  fmt="html")
+    client.force_login(make_user("editor"))
+    response = client.get(reverse("revision", args=["J1", 1]))
+    policy = response["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "object-src 'none'" in policy and "frame-ancestors 'none'" in policy
+    html = response.content.decode()
+    assert "<script>alert" not in html and "onerror=" not in html and "javascript:" not in html
+    assert "&lt;b&gt;Judul&lt;/b&gt;" in html

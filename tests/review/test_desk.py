@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from nalarku_site.celery import app as celery_app
 from review.answering import question_ask
-from review.models import Answer, ClaimReview, EvidenceLookup, Question, QuestionState
+from review.models import Answer, EvidenceLookup, Question, QuestionState
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

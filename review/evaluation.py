@@ -438,6 +438,7 @@ def chunking_collection_build(*, setting: ChunkingSetting, source: str = "editor
     collection), chunked and embedded with that setting. Returns chunks."""
     from retrieval.beir import drop_collection
     from retrieval.ingestion import RevisionInput, revision_index, revision_submit
+    from retrieval.lexical import weights_refresh
 
     drop_collection(collection=setting.collection)
     revisions = (Revision.objects.filter(document__collection=source, status__in=["active", "superseded"])
@@ -456,6 +457,9 @@ def chunking_collection_build(*, setting: ChunkingSetting, source: str = "editor
                                      breadcrumbs=setting.breadcrumbs).chunks
         if progress:
             progress(1)
+    # Weights were written as the copy grew; score it like the archive, against
+    # its final average chunk length.
+    weights_refresh(drift=0)
     return chunks
 
 

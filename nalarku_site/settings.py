@@ -91,7 +91,7 @@ DATABASES["default"].setdefault("NAME", "postgres")
 # Filtered vector search keeps scanning the HNSW graph until enough rows pass
 # the permission filter (pgvector ≥ 0.8), so restricted readers get full lists.
 DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
-    "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=100")
+    "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=200")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -181,7 +181,7 @@ def ensure_space_index(space: EmbeddingSpace) -> None:
         cursor.execute(
             f"CREATE INDEX IF NOT EXISTS chunk_embedding_hnsw_space_{space_id} "
             f"ON retrieval_chunkembedding USING hnsw ((embedding::vector({dims})) vector_cosine_ops) "
-            f"WITH (m = 16, ef_construction = 64) WHERE space_id = {space_id}"
+            f"WITH (m = 16, ef_construction = 200) WHERE space_id = {space_id}"
         )
 
 

@@ -60,9 +60,13 @@ lexical AS (
     FROM (
         SELECT p.chunk_id, sum(q.idf * p.weight) AS score
         FROM query_terms q CROSS JOIN LATERAL (
+            -- The permission check is a per-posting subquery, not a join:
+            -- a join lets the planner hash every posting of a common term and
+            -- sort them (measured 640 ms at 100k chunks); this way postings
+            -- are read in index (impact) order and the LIMIT stops early (41 ms).
             SELECT p.chunk_id, p.weight FROM retrieval_posting p
-            JOIN retrieval_chunk c ON c.id = p.chunk_id
-            WHERE p.term = q.term AND {visible}
+            WHERE p.term = q.term
+              AND (SELECT true FROM retrieval_chunk c WHERE c.id = p.chunk_id AND {visible})
             ORDER BY p.weight DESC LIMIT %(per_term)s
         ) p
         GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT %(pool)s

@@ -52,15 +52,28 @@ class Command(BaseCommand):
             raise CommandError(f"mode tidak dikenal: {', '.join(sorted(unknown))} (pilih dari {', '.join(MODES)})")
         eval_set, dataset, collection = None, "", "editorial"
         if options["beir"]:
-            from retrieval.beir import BeirFormatError, judged_subset, read_qrels, read_queries
+            from retrieval.beir import (
+                BeirFormatError,
+                document_key,
+                judged_subset,
+                read_corpus,
+                read_qrels,
+                read_queries,
+            )
+            from retrieval.models import Document
 
             directory = options["beir"].resolve()
             collection = options["collection"] or f"beir-{directory.name}"
             try:
                 queries, qrels = read_queries(directory), read_qrels(directory, options["split"])
+                loaded_keys = set(Document.objects.filter(collection=collection).values_list("key", flat=True))
+                loaded = [p.id for p in read_corpus(directory) if document_key(collection, p.id) in loaded_keys]
             except (BeirFormatError, OSError) as exc:
                 raise CommandError(str(exc)) from None
-            queries, qrels = judged_subset(queries, qrels)
+            if not loaded:
+                raise CommandError(f"koleksi {collection!r} kosong; muat dulu: python manage.py load_beir {directory}")
+            # Only what was loaded (load_beir --limit) can be found.
+            queries, qrels = judged_subset(queries, qrels, loaded)
             cases, dataset = cases_from_beir(queries=queries, qrels=qrels, collection=collection), str(directory)
         else:
             name = options["set_name"] or "demo"

@@ -1,0 +1,367 @@
+"""Search latency and HNSW recall on synthetic archives of 10k and 100k chunks.
+
+    uv run --frozen python bench/search_latency.py [--sizes 10000,100000] [--queries 200]
+
+Each size has its own database in the embedded server under var/bench-latency, kept between
+runs (a rerun only measures). Synthetic archive: 100 chunks per document revision, 100-150
+words each drawn by Zipf rank from an Indonesian/English-ish vocabulary plus the document's
+topic words; 384-dim unit vectors clustered by topic and document. Half the documents are
+private to one of four groups; the reader belongs to one. A query is 3-6 words of a random
+chunk and that chunk's vector, perturbed. After each query ran once in every mode (warm-up),
+it times the hybrid SQL alone (statement and parameters captured from search()), the whole
+search() call (hybrid, k 10, pool 50, no model) and the lexical- and vector-only SQL, then
+recall@10 of the vector arm under the reader's permissions against an exact NumPy scan, for
+several ef_search values and a trial index build (rolled back afterwards).
+Goals: hybrid SQL p95 <= 50 ms at 100k chunks; recall@10 >= 0.95.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+from datetime import date, timedelta
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("NALARKU_DATA_DIR", str(ROOT / "var" / "bench-latency"))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "nalarku_site.settings")
+os.environ.setdefault("NALARKU_LOG_LEVEL", "WARNING")
+# Time what production runs: with DEBUG on, Django's debug cursor logs every query.
+os.environ.setdefault("NALARKU_DEBUG", "0")
+os.environ.setdefault("NALARKU_SECRET_KEY", "bench-only")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.contrib.auth.models import Group, User  # noqa: E402
+from django.contrib.contenttypes.models import ContentType  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+from pgvector.psycopg.vector import register_vector_info  # noqa: E402
+from psycopg.types import TypeInfo  # noqa: E402
+
+from retrieval.ingestion import ensure_space_index  # noqa: E402
+from retrieval.lexical import postings_add, weights_refresh  # noqa: E402
+from retrieval.models import (  # noqa: E402
+    Chunk, ChunkEmbedding, Document, EmbeddingSpace, Posting, Revision,
+)
+from retrieval.search import hybrid_sql, search  # noqa: E402
+
+DIMS, PER_REVISION, BATCH_DOCS, RECALL_QUERIES = 384, 100, 50, 100
+GROUPS, READER = [f"latency-g{n}" for n in range(4)], "latency-reader"
+SERVER_DB = connection.settings_dict["NAME"]
+# Recall trials: (HNSW build (m, ef_construction), or None for the product's index as
+# ensure_space_index builds it) and the (ef_search, iterative_scan) pairs tried on it. The
+# first pair is what settings.py gives every connection.
+HNSW_TRIALS = [(None, [(100, "relaxed_order"), (40, "relaxed_order"), (200, "relaxed_order"),
+                       (400, "relaxed_order"), (1000, "relaxed_order"), (100, "off")]),
+               ((16, 200), [(100, "relaxed_order"), (200, "relaxed_order")])]
+COMMON = """yang dan di ke dari untuk dengan ini itu pada the adalah dalam tidak akan atau of and to
+juga oleh sudah bisa ada in is for kami anda saat lebih baru harus jika karena sebagai telah
+hanya semua setelah masih belum dapat agar bagi serta on with this that are apa berapa""".split()
+CONTENT = """pengguna fitur akun sandi baterai pembaruan pelanggan tersedia perangkat pengaturan
+pengumuman dokumentasi layanan harga waktu pemutaran jaringan koneksi aplikasi versi rilis pratinjau
+berlangganan pembayaran keamanan kebijakan privasi laporan artikel sumber revisi account password
+battery update release feature customer preview available device settings network latency storage
+backup region pricing plan support error timeout login ERR_CONN_RESET WH-1000XM5 v4.2.1""".split()
+
+
+def unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def vocabulary(size: int = 30_000) -> tuple[list[str], np.ndarray]:
+    """Words by Zipf rank and the cumulative distribution to draw them: function words
+    first, then content words and a long tail of affixed Indonesian-looking roots (the
+    stemmer folds their affixes as it would real ones)."""
+    rng = np.random.default_rng(7)
+    syllables = [c + v for c in "bcdghjklmnprstw" for v in "aiueo"]
+    tail = dict.fromkeys(CONTENT)
+    while len(tail) < size:
+        root = "".join(rng.choice(syllables, rng.integers(2, 4))) + rng.choice(["", "n", "ng", "r"])
+        prefix = rng.choice(["", "", "me", "ber", "di", "pe"])
+        tail.setdefault(str(prefix + root + rng.choice(["", "an", "kan"])), None)
+    ranked = list(tail)
+    rng.shuffle(ranked)
+    ranked = (COMMON + ranked)[:size]
+    weights = 1 / (np.arange(size) + 2.7) ** 1.07
+    return ranked, np.cumsum(weights) / weights.sum()
+
+
+def use_database(size: int) -> bool:
+    """Switch to this size's own database (created and migrated if new), so every
+    archive is kept between runs. True if its archive is complete."""
+    name = f"nalarku_latency_{int(size)}"
+    connection.close()
+    connection.settings_dict["NAME"] = SERVER_DB
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
+        if cursor.fetchone() is None:
+            cursor.execute(f'CREATE DATABASE "{name}"')  # DDL: no bind parameters; an int
+    connection.close()
+    connection.settings_dict["NAME"] = name
+    ContentType.objects.clear_cache()  # its ids belong to the previous database
+    call_command("migrate", verbosity=0)
+    with connection.cursor() as cursor:  # the HNSW index is built last but for VACUUM
+        cursor.execute("SELECT to_regclass('chunk_embedding_hnsw_space_1') IS NOT NULL")
+        return cursor.fetchone()[0] and Chunk.objects.count() == size
+
+
+def load(size: int) -> dict[str, float]:
+    """Fill the database with ``size`` synthetic chunks; seconds per phase."""
+    phases = dict.fromkeys(("rows", "postings", "weights", "indexes", "vacuum"), 0.0)
+    clock = [time.perf_counter()]
+
+    def lap(name: str) -> None:
+        phases[name] += time.perf_counter() - clock[0]
+        clock[0] = time.perf_counter()
+
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE retrieval_document, retrieval_embeddingspace, retrieval_termstat, "
+                       "retrieval_lexicalstats RESTART IDENTITY CASCADE")
+        # Both indexes are built once after loading: cheaper than row-by-row upkeep,
+        # and the weight refresh rewrites every posting anyway.
+        cursor.execute("DROP INDEX IF EXISTS posting_impact, chunk_embedding_hnsw_space_1")
+    rng = np.random.default_rng(size)
+    vocab, cdf = vocabulary()
+    n_docs = size // PER_REVISION
+    centres = unit(rng.standard_normal((max(20, n_docs // 5), DIMS)))
+    topic_words = rng.integers(200, len(vocab), (len(centres), 40))
+    groups = [Group.objects.get_or_create(name=name)[0] for name in GROUPS]
+    User.objects.get_or_create(username=READER)[0].groups.set(groups[:1])
+    space = EmbeddingSpace.objects.create(provider="synthetic", model="clustered-unit",
+                                          version="1", dimensions=DIMS, is_active=True)
+    raw = connection.connection.cursor()  # binary COPY of vectors needs pgvector's dumper
+    register_vector_info(raw, TypeInfo.fetch(connection.connection, "vector"))
+    for first in range(0, n_docs, BATCH_DOCS):
+        numbers = range(first, min(first + BATCH_DOCS, n_docs))
+        topics = rng.integers(len(centres), size=len(numbers))
+        docs = Document.objects.bulk_create([Document(
+            key=f"S{n:06d}", title=" ".join(vocab[w] for w in topic_words[t][:4]).capitalize(),
+            source_type=str(rng.choice(["documentation", "announcement", "article"])),
+            public=bool(rng.random() < 0.5), collection="editorial")
+            for n, t in zip(numbers, topics)])
+        Document.groups.through.objects.bulk_create([
+            Document.groups.through(document=d, group=groups[n % 4])
+            for n, d in zip(numbers, docs) if not d.public])
+        texts = [[" ".join(vocab[i] for i in np.where(
+                      rng.random(n) < 0.15,  # a document keeps coming back to its topic
+                      rng.choice(topic_words[t], n), np.searchsorted(cdf, rng.random(n))))
+                  for n in rng.integers(100, 151, PER_REVISION)] for t in topics]
+        revisions = Revision.objects.bulk_create([Revision(
+            document=d, number=1, title=d.title, content="\n\n".join(t), format="text",
+            content_hash=f"{d.key}-1", status="active", chunker_version="synthetic",
+            document_date=date(2024, 1, 1) + timedelta(days=int(rng.integers(900))))
+            for d, t in zip(docs, texts)])
+        with connection.cursor() as cursor, cursor.copy(
+                "COPY retrieval_chunk (id, revision_id, document_id, position, key, kind, "
+                "heading_path, text, token_count, char_start, char_end, lexeme_count) "
+                "FROM STDIN") as copy:
+            for n, (doc, revision, chunks) in enumerate(zip(docs, revisions, texts)):
+                start = 0
+                for position, text in enumerate(chunks):
+                    copy.write_row((
+                        (first + n) * PER_REVISION + position + 1, revision.pk, doc.pk, position,
+                        f"{doc.key}:r1:p{position}", "paragraph",
+                        f"{doc.title} > Bagian {position // 10 + 1}", text,
+                        int(text.count(" ") * 1.6), start, start + len(text), 0))
+                    start += len(text) + 2
+        with raw.copy("COPY retrieval_chunkembedding (chunk_id, space_id, embedding) "
+                      "FROM STDIN WITH (FORMAT BINARY)") as copy:
+            copy.set_types(["int8", "int8", "vector"])
+            for n, topic in enumerate(topics):  # a document's chunks share its direction
+                direction = centres[topic] + 0.8 * unit(rng.standard_normal(DIMS))
+                vectors = unit(direction + 0.6 * unit(rng.standard_normal((PER_REVISION, DIMS))))
+                for position, vector in enumerate(vectors.astype(np.float32)):
+                    copy.write_row(((first + n) * PER_REVISION + position + 1, space.pk, vector))
+        lap("rows")
+        for revision in revisions:
+            postings_add(revision_id=revision.pk)
+        lap("postings")
+        if (done := numbers[-1] + 1) % 200 == 0:
+            print(f"  {done * PER_REVISION:,} chunks, {sum(phases.values()):.0f} s", flush=True)
+    raw.close()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT setval(pg_get_serial_sequence('retrieval_chunk', 'id'), %s)",
+                       [n_docs * PER_REVISION])
+        cursor.execute("UPDATE retrieval_document d SET current_revision_id = r.id "
+                       "FROM retrieval_revision r WHERE r.document_id = d.id")
+    weights_refresh(drift=0)  # every weight against the final average length
+    lap("weights")
+    with connection.cursor() as cursor:
+        cursor.execute("SET maintenance_work_mem = '1GB'")  # the HNSW graph is built in memory
+    with connection.schema_editor() as editor:
+        editor.add_index(Posting, next(i for i in Posting._meta.indexes
+                                       if i.name == "posting_impact"))
+    ensure_space_index(space)
+    lap("indexes")
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")  # visibility map for index-only scans, fresh statistics
+    lap("vacuum")
+    return phases
+
+
+class PreparedQuery:
+    """An EmbeddingProvider whose query vector is ready, so no model runs."""
+
+    provider, model, version, dimensions = "synthetic", "clustered-unit", "1", DIMS
+
+    def __init__(self, vector: np.ndarray) -> None:
+        self.vector = vector
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.vector
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        raise NotImplementedError("queries only")
+
+
+def timed_search(text: str, vector: np.ndarray, reader: User, mode: str) -> tuple[float, dict]:
+    """Milliseconds of one search() call, and the parameters it bound to hybrid_sql(DIMS),
+    captured so the statement timed alone is exactly the product's."""
+    captured = []
+
+    def grab(execute, sql, params, many, context):
+        if sql == hybrid_sql(DIMS):
+            captured.append(params)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(grab):
+        started = time.perf_counter()
+        search(text, reader, mode=mode, k=10, pool=50, provider=PreparedQuery(vector))
+        return (time.perf_counter() - started) * 1000, captured[0]
+
+
+def run_sql(params: dict) -> tuple[float, list[int]]:
+    started = time.perf_counter()
+    with connection.cursor() as cursor:
+        cursor.execute(hybrid_sql(DIMS), params)
+        rows = cursor.fetchall()
+    return (time.perf_counter() - started) * 1000, [row[0] for row in rows]
+
+
+def pct(ms: list[float]) -> str:
+    return "{:6.1f} / {:6.1f}".format(*np.percentile(ms, [50, 95]))
+
+
+def measure(size: int, n_queries: int, explain: bool) -> dict:
+    reader = User.objects.get(username=READER)
+    count = ChunkEmbedding.objects.count()  # vectors are streamed into one array: 150 MB at 100k
+    ids, vectors = np.empty(count, np.int64), np.empty((count, DIMS), np.float32)
+    rows = ChunkEmbedding.objects.values_list("chunk_id", "embedding").iterator(chunk_size=2000)
+    for n, (chunk_id, vector) in enumerate(rows):
+        ids[n], vectors[n] = chunk_id, vector
+    visible = np.isin(ids, list(Chunk.objects.filter(
+        document__in=Document.objects.visible_to(reader), document__collection="editorial",
+        revision__status="active").values_list("pk", flat=True)))
+    rng = np.random.default_rng(size + 1)
+    picked = rng.choice(len(ids), n_queries, replace=False)
+    texts = dict(Chunk.objects.filter(pk__in=ids[picked].tolist()).values_list("pk", "text"))
+    queries = [(" ".join(rng.choice(texts[ids[i]].split(), rng.integers(3, 7), replace=False)),
+                unit(vectors[i] + 0.5 * unit(rng.standard_normal(DIMS))).astype(np.float32))
+               for i in picked]
+    # Warm-up: every query runs once in each mode, which also captures its statement.
+    params = {mode: [timed_search(t, v, reader, mode)[1] for t, v in queries]
+              for mode in ("hybrid", "lexical", "vector")}
+    result = {"visible": visible.mean(),
+              "hybrid SQL": [run_sql(p)[0] for p in params["hybrid"]],
+              "search() hybrid": [timed_search(t, v, reader, "hybrid")[0] for t, v in queries],
+              "lexical SQL": [run_sql(p)[0] for p in params["lexical"]],
+              "vector SQL": [run_sql(p)[0] for p in params["vector"]], "recall": []}
+    if explain:
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + hybrid_sql(DIMS), params["hybrid"][0])
+            print("\n".join(row[0][:160] for row in cursor.fetchall()))
+    # Exact top 10 by cosine, over only the chunks the reader may see.
+    seen_ids, seen_vectors = ids[visible], vectors[visible]
+    truth = [set(seen_ids[np.argpartition(-(seen_vectors @ v), 10)[:10]].tolist())
+             for _, v in queries[:RECALL_QUERIES]]
+    for build, trials in HNSW_TRIALS:
+        with transaction.atomic(), connection.cursor() as cursor:  # a trial index is rolled back
+            started = time.perf_counter()
+            if build:
+                cursor.execute("SET LOCAL maintenance_work_mem = '1GB'")
+                cursor.execute("DROP INDEX chunk_embedding_hnsw_space_1")
+                cursor.execute(  # DDL takes no bind parameters; integers from HNSW_TRIALS
+                    "CREATE INDEX chunk_embedding_hnsw_space_1 ON retrieval_chunkembedding "
+                    f"USING hnsw ((embedding::vector({DIMS})) vector_cosine_ops) "
+                    f"WITH (m = {build[0]:d}, ef_construction = {build[1]:d}) WHERE space_id = 1")
+            seconds = time.perf_counter() - started
+            index = f"m {build[0]}, ef_c {build[1]} (built in {seconds:.0f} s)" if build \
+                else "m 16, ef_c 64 (product)"
+            for ef_search, scan in trials:
+                cursor.execute(f"SET LOCAL hnsw.ef_search = {ef_search:d}")
+                cursor.execute("SET LOCAL hnsw.iterative_scan = %s", [scan])
+                runs = [run_sql(p) for p in params["vector"][:RECALL_QUERIES]]
+                recall = np.mean([len(t & set(found)) / 10 for t, (_, found) in zip(truth, runs)])
+                hybrid = [run_sql(p)[0] for p in params["hybrid"][:RECALL_QUERIES]]
+                result["recall"].append((f"{index}; ef_search {ef_search}, {scan}", recall,
+                                         [ms for ms, _ in runs], hybrid))
+            transaction.set_rollback(True)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="10000,100000", help="chunk counts, comma-separated")
+    parser.add_argument("--queries", type=int, default=200, help="timed queries per size")
+    parser.add_argument("--explain", action="store_true", help="EXPLAIN ANALYZE one hybrid query")
+    args = parser.parse_args()
+
+    results = {}
+    for size in [int(s) for s in args.sizes.split(",")]:
+        if use_database(size):
+            print(f"{size:,} chunks: archive complete, reused")
+            # The product's index: rebuilt when its parameters changed
+            # (ensure_space_index creates it if missing; the name says the build).
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunk_embedding_hnsw_space_1'")
+                row = cursor.fetchone()
+                if row and "ef_construction='200'" not in row[0].replace(" ", ""):
+                    cursor.execute("DROP INDEX chunk_embedding_hnsw_space_1")
+            started = time.perf_counter()
+            ensure_space_index(EmbeddingSpace.objects.get(is_active=True))
+            print(f"  product HNSW index ready in {time.perf_counter() - started:.1f} s")
+        else:
+            started, phases = time.perf_counter(), load(size)
+            print(f"{size:,} chunks loaded in {time.perf_counter() - started:.1f} s ("
+                  + ", ".join(f"{k} {v:.1f} s" for k, v in phases.items()) + ")")
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_size_pretty(pg_database_size(current_database()))")
+            print(f"  database {cursor.fetchone()[0]}, {Posting.objects.count():,} postings, "
+                  f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        results[size] = measure(size, args.queries, args.explain)
+
+    columns = ["hybrid SQL", "search() hybrid", "lexical SQL", "vector SQL"]
+    print(f"\nms, p50 / p95 over {args.queries} queries (k 10, pool 50); "
+          "'visible': share of chunks the reader may see")
+    print(f"{'chunks':>8}{'visible':>9}" + "".join(f"{c:>18}" for c in columns)
+          + f"{'recall@10':>11}")
+    for size, r in results.items():
+        print(f"{size:>8,}{r['visible']:>9.1%}" + "".join(f"{pct(r[c]):>18}" for c in columns)
+              + f"{r['recall'][0][1]:>11.3f}")
+    print(f"\nvector arm under the reader's permissions: recall@10 against an exact scan, "
+          f"ms p50 / p95 ({min(RECALL_QUERIES, args.queries)} queries)")
+    print(f"{'chunks':>8}  {'HNSW index; query settings':<62}{'recall@10':>10}{'vector SQL':>18}"
+          f"{'hybrid SQL':>18}")
+    for size, r in results.items():
+        for label, recall, vector_ms, hybrid_ms in r["recall"]:
+            print(f"{size:>8,}  {label:<62}{recall:>10.3f}{pct(vector_ms):>18}{pct(hybrid_ms):>18}")
+    size = max(results)
+    print(f"\ngoals at {size:,} chunks: hybrid SQL p95 "
+          f"{np.percentile(results[size]['hybrid SQL'], 95):.1f} ms (<= 50), "
+          f"recall@10 {results[size]['recall'][0][1]:.3f} (>= 0.95)")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS of this process: {rss:.0f} MB (the PostgreSQL server's memory is not counted)")
+
+
+if __name__ == "__main__":
+    main()

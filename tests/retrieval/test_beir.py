@@ -166,6 +166,9 @@ def test_missing_files_and_bad_qrels_are_named(tmp_path, dataset):
     (dataset / "qrels" / "test.tsv").write_text("q1\tp1\t1\n", encoding="utf-8")
     with pytest.raises(BeirFormatError, match="test.tsv baris 1: baris judul"):
         read_qrels(dataset, "test")
+    (dataset / "qrels" / "test.tsv").write_text("", encoding="utf-8")
+    with pytest.raises(BeirFormatError, match="test.tsv: file kosong"):
+        read_qrels(dataset, "test")
 
 
 def test_long_keys_stay_unique_within_the_limit():

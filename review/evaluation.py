@@ -88,6 +88,24 @@ def evalset_import(*, path: Path, name: str, description: str = "") -> tuple[Eva
     return eval_set, len(lines)
 
 
+@transaction.atomic
+def evalset_import_beir(*, directory: Path, split: str, name: str, collection: str) -> tuple[EvalSet, int]:
+    """A BEIR dataset's judged queries as a stored set, gold = the documents
+    of ``collection`` (as loaded by ``load_beir``), category "beir"."""
+    from retrieval.beir import document_key, read_qrels, read_queries
+
+    queries, qrels = read_queries(directory), read_qrels(directory, split)
+    eval_set, _ = EvalSet.objects.update_or_create(
+        name=name, defaults={"description": f"BEIR {directory.name} ({split}), koleksi {collection}"})
+    eval_set.cases.filter(source_claim__isnull=True).delete()
+    cases = [EvalCase(eval_set=eval_set, case_id=qid[:50], question=queries[qid][:2000], category=EvalCategory.OTHER,
+                      gold=[{"document": document_key(collection, doc)} for doc, score in judged.items() if score > 0],
+                      expected_status=AnswerStatus.ANSWERED, note=f"BEIR {directory.name}")
+             for qid, judged in sorted(qrels.items()) if qid in queries and any(v > 0 for v in judged.values())]
+    EvalCase.objects.bulk_create(cases)
+    return eval_set, len(cases)
+
+
 def evalset_export_jsonl(*, eval_set: EvalSet, path: Path) -> int:
     cases = list(eval_set.cases.order_by("case_id"))
     with path.open("w", encoding="utf-8") as out:
@@ -156,11 +174,18 @@ def cases_from_set(eval_set: EvalSet) -> list[Case]:
         gold = gold_units(case.gold)
         if not gold:
             continue
-        chunk_level = any("chunk" in g for g in case.gold)
         out.append(Case(case.case_id, case.question, case.category, users.get(case.username), gold, case.as_of,
-                        unit=(lambda hit: hit.evidence_id) if chunk_level else
-                        (lambda hit: f"{hit.document}:r{hit.revision}")))
+                        unit=_unit_for(case.gold)))
     return out
+
+
+def _unit_for(gold: list[dict]) -> Callable[[Hit], str]:
+    """Gold decides the unit: chunks, document revisions, or whole documents."""
+    if any("chunk" in g for g in gold):
+        return lambda hit: hit.evidence_id
+    if any(g.get("revision") for g in gold):
+        return lambda hit: f"{hit.document}:r{hit.revision}"
+    return lambda hit: hit.document
 
 
 def cases_from_beir(*, queries: dict[str, str], qrels: dict[str, dict[str, int]], collection: str) -> list[Case]:

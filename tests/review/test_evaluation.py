@@ -210,3 +210,26 @@ def test_chunking_experiment_in_its_own_collection(archive, eval_file, make_revi
     assert EvalResult.objects.get(run=run, case_id="E1").candidates[0] == "K1:r2"  # original ids
     assert LexicalStats.objects.get(collection="editorial").chunk_count == editorial  # archive untouched
     assert Document.objects.filter(collection="chunking-64", key="chunking-64:K1").get().public
+
+
+def test_a_beir_dataset_becomes_a_stored_set(tmp_path, capsys):
+    from retrieval.beir import load_corpus
+
+    root = tmp_path / "mini"
+    (root / "qrels").mkdir(parents=True)
+    (root / "corpus.jsonl").write_text("\n".join(json.dumps(p) for p in [
+        {"_id": "p1", "title": "Donggala", "text": "Donggala adalah kabupaten di Sulawesi Tengah."},
+        {"_id": "p2", "title": "Vitamin D", "text": "Vitamin D supplementation did not reduce fractures."},
+    ]) + "\n")
+    (root / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "Dimanakah letak Donggala?"}) + "\n")
+    (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\tp1\t1\n")
+    load_corpus(directory=root, collection="beir-mini")
+    call_command("eval_import", str(root), "--beir", "--name", "mini", "--collection", "beir-mini")
+    assert "1 kueri BEIR" in capsys.readouterr().out
+    case = EvalCase.objects.get(eval_set__name="mini")
+    assert case.gold == [{"document": "beir-mini:p1"}]
+    from review.models import EvalSet
+
+    run = retrieval_evaluate(cases=cases_from_set(EvalSet.objects.get(name="mini")), modes=["lexical"], k=5,
+                             collection="beir-mini")
+    assert run.metrics["lexical"]["all"]["Success@10"] == 1.0

@@ -15,11 +15,29 @@ class Command(BaseCommand):
             "kasus regresi dari tinjauan editor dipertahankan. Semua baris atau tidak sama sekali.")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("file", type=Path, help="berkas JSONL")
+        parser.add_argument("file", type=Path, help="berkas JSONL, atau direktori BEIR dengan --beir")
+        parser.add_argument("--beir", action="store_true",
+                            help="FILE adalah direktori BEIR: kueri berpenilaian menjadi kasus, emasnya dokumen "
+                                 "koleksi yang dimuat load_beir")
+        parser.add_argument("--split", default="test", help="split qrels BEIR (bawaan test)")
+        parser.add_argument("--collection", help="koleksi BEIR (bawaan beir-<nama direktori>)")
         parser.add_argument("--name", default="demo", help="nama set (bawaan demo)")
         parser.add_argument("--description", default="")
 
     def handle(self, *args: object, **options: object) -> None:
+        if options["beir"]:
+            from retrieval.beir import BeirFormatError
+            from review.evaluation import evalset_import_beir
+
+            directory = options["file"].resolve()
+            try:
+                eval_set, count = evalset_import_beir(directory=directory, split=options["split"],
+                                                      name=options["name"],
+                                                      collection=options["collection"] or f"beir-{directory.name}")
+            except (BeirFormatError, OSError) as exc:
+                raise CommandError(str(exc)) from None
+            self.stdout.write(self.style.SUCCESS(f"Set {eval_set.name}: {count} kueri BEIR diimpor."))
+            return
         if not options["file"].is_file():
             raise CommandError(f"berkas tidak ada: {options['file']}")
         try:

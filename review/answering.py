@@ -114,16 +114,16 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
 
     retrieval = {**options, "mode": response.mode, "as_of": as_of.isoformat() if as_of else None,
                  "present": present, "context": vars(ContextPolicy.from_settings()),
+                 "fusion": settings.NALARKU_FUSION["method"],
                  "reranker": settings.NALARKU_RERANK.get("provider") or None,
                  "embedding_space": EmbeddingSpace.objects.filter(is_active=True).values_list("pk", flat=True).first(),
                  "candidates": [h.evidence_id for h in hits]}
     progress("persist")
     with _timed(timings, "persist"):
         answer = _persist(question=question, text=response.query, user=user, as_of=as_of, category=category,
-                          status=status,
-                          generation=generation, retrieval=retrieval, degraded=degraded, claims=validated.claims,
-                          chunks=chunks, in_conflict=in_conflict, missing=missing, conflicts=conflicts,
-                          evidence=evidence)
+                          status=status, generation=generation, retrieval=retrieval, degraded=degraded,
+                          claims=validated.claims, chunks=chunks, in_conflict=in_conflict, missing=missing,
+                          conflicts=conflicts, evidence=evidence)
     answer.timings_ms = timings
     answer.save(update_fields=["timings_ms"])
     return Asked(answer, contract_for(answer, user))

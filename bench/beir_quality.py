@@ -22,6 +22,12 @@ about 2, 12 and 47 minutes on 2 cores) and every judged query is run through
 
 nDCG@10 and R@10 come from ``ir_measures``. The goals checked: hybrid beats
 both its arms on nDCG@10; the lexical arm is within 0.02 nDCG@10 of bm25s.
+The hybrid row is RRF (k 60, equal weights) whatever NALARKU_FUSION says;
+--variant adds rows with other fusions and settings. Where a corpus holds
+exact duplicates of judged passages (the distractor set holds 102), figures
+with those duplicates judged relevant too are printed next to the official
+ones ("dup"). Reference rows ("ref: …") fuse bm25s and numpy-exact per
+document, to tell fusion effects from chunking and approximation effects.
 
 Lexical statistics (IDF, average length) are per database, so each dataset
 runs in a child process with its own data directory,
@@ -65,11 +71,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "those with a relevant passage among them")
     parser.add_argument("--split", help="qrels split (default: test if present, else dev, else the first)")
     parser.add_argument("--pool", type=int, default=100, help="candidates per arm (default %(default)s)")
-    parser.add_argument("--rrf-k", type=int, default=60, help="RRF k of the hybrid row (default %(default)s)")
+    parser.add_argument("--rrf-k", type=int, default=60,
+                        help="RRF k of the hybrid row, which fuses by RRF with equal arm weights "
+                             "(default %(default)s)")
     parser.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE[,NAME=VALUE]",
-                        help="extra rows with other search() settings: rrf_k, lexical_weight, "
-                             "vector_weight, pool, per_term and mode (default hybrid), e.g. rrf_k=10 or "
-                             "vector_weight=3 or mode=lexical,per_term=5000 (repeatable)")
+                        help="extra rows with other search() settings: fusion (rrf|convex), rrf_k, "
+                             "lexical_weight, vector_weight, pool, per_term and mode (default hybrid), e.g. "
+                             "rrf_k=10 or vector_weight=3 or fusion=convex,lexical_weight=0.3,vector_weight=0.7 "
+                             "or mode=lexical,per_term=5000 (repeatable)")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -160,7 +169,7 @@ def print_dataset(result: dict) -> None:
 def print_summary(reports: list[dict]) -> None:
     if not reports:
         return
-    print("nDCG@10 / R@10 (official qrels)" + " " * 25 + "  ".join(f"{s:>13}" for s in SYSTEMS)
+    print(f"{'nDCG@10 / R@10':60}" + "  ".join(f"{s:>13}" for s in SYSTEMS)
           + "   goals: hybrid>arms, lexical≥bm25s−0.02")
     for result in reports:
         for label, metrics in (("", "metrics"), (" dup-judged", "metrics_duplicates_judged")):
@@ -170,7 +179,7 @@ def print_summary(reports: list[dict]) -> None:
                               for s in SYSTEMS)
             held = " ".join("yes" if ok else "NO" for ok, _ in goals(result, metrics).values())
             name = f"{result['dataset']}{label} ({result['queries']} q, {result['corpus']} docs)"
-            print(f"{name:56}{cells}   {held}")
+            print(f"{name:60}{cells}   {held}")
     print("search SQL p50 / p95 ms (lexical, vector, hybrid):")
     for r in reports:
         print(f"  {r['dataset']:30}" + "   ".join(
@@ -212,13 +221,18 @@ def child(args: argparse.Namespace) -> None:
 
     runs: dict[str, dict[str, list[str]]] = {}
     latency: dict[str, dict[str, float]] = {}
-    settings = {"pool": args.pool, "rrf_k": args.rrf_k}
+    # The plain hybrid row is RRF with equal weights whatever NALARKU_FUSION
+    # says; other fusions are --variant rows.
+    settings = {"pool": args.pool, "fusion": "rrf", "rrf_k": args.rrf_k, "lexical_weight": 1.0,
+                "vector_weight": 1.0}
     for mode in MODES:
         runs[mode], latency[mode] = evaluation.ours(mode=mode, **settings)
     for text in args.variant:
         variant = parse_variant(text)
         mode = str(variant.pop("mode", "hybrid"))
-        name = f"{mode} " + ",".join(f"{k}={v}" for k, v in variant.items())
+        short = {"lexical_weight": "lex_w", "vector_weight": "vec_w"}
+        name = f"{mode} " + ",".join(str(v) if k == "fusion" else f"{short.get(k, k)}={v:g}"
+                                     for k, v in variant.items())
         runs[name], latency[name] = evaluation.ours(mode=mode, **{**settings, **variant})
     bm25 = evaluation.bm25s()
     cosine = evaluation.exact()
@@ -247,8 +261,8 @@ def child(args: argparse.Namespace) -> None:
 
 
 def parse_variant(text: str) -> dict[str, str | float | int]:
-    allowed = {"mode": str, "rrf_k": int, "lexical_weight": float, "vector_weight": float, "pool": int,
-               "per_term": int}
+    allowed = {"mode": str, "fusion": str, "rrf_k": int, "lexical_weight": float, "vector_weight": float,
+               "pool": int, "per_term": int}
     out: dict[str, str | float | int] = {}
     for part in text.split(","):
         name, _, value = (p.strip() for p in part.partition("="))
@@ -256,6 +270,8 @@ def parse_variant(text: str) -> dict[str, str | float | int]:
             sys.exit(f"--variant: unknown setting {name!r} (one of {', '.join(allowed)})")
         if name == "mode" and value not in MODES:
             sys.exit(f"--variant: mode must be one of {', '.join(MODES)}")
+        if name == "fusion" and value not in ("rrf", "convex"):
+            sys.exit("--variant: fusion must be rrf or convex")
         out[name] = allowed[name](value)
     return out
 
@@ -324,15 +340,16 @@ class Evaluation:
         """None: every query vector came from the previous run's store."""
         return round(statistics.median(self.provider.times_ms), 2) if self.provider.times_ms else None
 
-    def ours(self, *, mode: str, pool: int, rrf_k: int = 60, **options: float) -> tuple[dict, dict]:
-        """Top documents per query from search(), and the SQL latency."""
+    def ours(self, *, mode: str, pool: int, **options: float | str) -> tuple[dict, dict]:
+        """Top documents per query from search() (no reranker, no graph
+        expansion: the arms and their fusion only), and the SQL latency."""
         from retrieval.search import search
 
         run, sql_ms = {}, []
         k = min(100, pool)
         for query_id, text in self.queries.items():
-            response = search(text, None, mode=mode, k=k, pool=pool, rrf_k=rrf_k, collection=self.collection,
-                              provider=self.provider, **options)
+            response = search(text, None, mode=mode, k=k, pool=pool, collection=self.collection,
+                              provider=self.provider, rerank=False, expand=False, **options)
             if response.mode != mode or response.degraded:
                 key = f"{mode}: {response.mode} {response.degraded}"
                 self.degraded[key] = self.degraded.get(key, 0) + 1

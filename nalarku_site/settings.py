@@ -17,6 +17,14 @@ def env_bool(name: str, default: bool) -> bool:
     return os.environ.get(name, str(default)).strip().lower() in {"1", "true", "yes", "on"}
 
 
+def model_server(prefix: str, *, timeout: float) -> dict:
+    """A model server from ``{prefix}_PROVIDER``, ``_URL``, ``_MODEL``,
+    ``_API_KEY`` and ``_TIMEOUT`` (an empty provider means off)."""
+    return {"provider": os.environ.get(f"{prefix}_PROVIDER", ""), "url": os.environ.get(f"{prefix}_URL", ""),
+            "model": os.environ.get(f"{prefix}_MODEL", ""), "api_key": os.environ.get(f"{prefix}_API_KEY", ""),
+            "timeout": float(os.environ.get(f"{prefix}_TIMEOUT", str(timeout)))}
+
+
 DATA_DIR = Path(os.environ.get("NALARKU_DATA_DIR", BASE_DIR / "var")).resolve()
 DEBUG = env_bool("NALARKU_DEBUG", True)
 SECRET_KEY = os.environ.get("NALARKU_SECRET_KEY", "dev-only-insecure-key-change-me" if DEBUG else "")
@@ -158,11 +166,7 @@ NALARKU_FUSION = {
 # with a chat model. Scores below the threshold are dropped, so a search can
 # return fewer than k results, or none.
 NALARKU_RERANK = {
-    "provider": os.environ.get("NALARKU_RERANK_PROVIDER", ""),
-    "url": os.environ.get("NALARKU_RERANK_URL", ""),
-    "model": os.environ.get("NALARKU_RERANK_MODEL", ""),
-    "api_key": os.environ.get("NALARKU_RERANK_API_KEY", ""),
-    "timeout": float(os.environ.get("NALARKU_RERANK_TIMEOUT", "10")),
+    **model_server("NALARKU_RERANK", timeout=10),
     "threshold": float(os.environ["NALARKU_RERANK_THRESHOLD"]) if os.environ.get("NALARKU_RERANK_THRESHOLD") else None,
     "depth": int(os.environ.get("NALARKU_RERANK_DEPTH", "30")),
 }
@@ -174,13 +178,7 @@ NALARKU_GRAPH = {
     "max_nodes": int(os.environ.get("NALARKU_GRAPH_MAX_NODES", "5")),
 }
 # Chat model for answer generation and the LLM judge ("ollama", "openai"; empty = offline).
-NALARKU_LLM = {
-    "provider": os.environ.get("NALARKU_LLM_PROVIDER", ""),
-    "url": os.environ.get("NALARKU_LLM_URL", ""),
-    "model": os.environ.get("NALARKU_LLM_MODEL", ""),
-    "api_key": os.environ.get("NALARKU_LLM_API_KEY", ""),
-    "timeout": float(os.environ.get("NALARKU_LLM_TIMEOUT", "60")),
-}
+NALARKU_LLM = model_server("NALARKU_LLM", timeout=60)
 
 # Answers: the generator ("extractive" offline, or "ollama"/"openai" through
 # NALARKU_LLM) and the calibrated bars (see README, "Calibration").
@@ -200,13 +198,7 @@ NALARKU_EXTRACTIVE = {
     "max_claims": int(os.environ.get("NALARKU_EXTRACTIVE_MAX_CLAIMS", "4")),
 }
 # LLM-as-judge for eval_answers (optional; same shape as NALARKU_LLM).
-NALARKU_JUDGE = {
-    "provider": os.environ.get("NALARKU_JUDGE_PROVIDER", ""),
-    "url": os.environ.get("NALARKU_JUDGE_URL", ""),
-    "model": os.environ.get("NALARKU_JUDGE_MODEL", ""),
-    "api_key": os.environ.get("NALARKU_JUDGE_API_KEY", ""),
-    "timeout": float(os.environ.get("NALARKU_JUDGE_TIMEOUT", "60")),
-}
+NALARKU_JUDGE = model_server("NALARKU_JUDGE", timeout=60)
 NALARKU_SUPPORT = {
     "min_similarity": float(os.environ.get("NALARKU_SUPPORT_MIN_SIMILARITY", "0.85")),
     "min_overlap": float(os.environ.get("NALARKU_SUPPORT_MIN_OVERLAP", "0.5")),

@@ -10,8 +10,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
-
 from .http import ServiceError, post_json
 
 PROVIDERS = ("ollama", "openai")
@@ -90,6 +88,3 @@ def chat_client_from_config(config: dict[str, Any] | None) -> ChatClient | None:
     return ChatClient(provider=config["provider"], url=config.get("url", ""), model=config.get("model", ""),
                       api_key=config.get("api_key", ""), timeout=float(config.get("timeout", 60)))
 
-
-def default_llm_config() -> dict[str, Any]:
-    return dict(getattr(settings, "NALARKU_LLM", {}) or {})

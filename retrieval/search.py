@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import cache
 
@@ -161,15 +163,14 @@ class SearchError(ValueError):
     """Invalid search parameters; the message is safe to show the user."""
 
 
-class _Stopwatch:
-    def __init__(self, timings: dict[str, float], stage: str) -> None:
-        self.timings, self.stage = timings, stage
-
-    def __enter__(self) -> None:
-        self.started = time.perf_counter()
-
-    def __exit__(self, *exc: object) -> None:
-        self.timings[self.stage] = round((time.perf_counter() - self.started) * 1000, 2)
+@contextmanager
+def timed(timings: dict[str, float], stage: str) -> Iterator[None]:
+    """Record how long the block took, in ms, under ``stage``."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[stage] = round((time.perf_counter() - started) * 1000, 2)
 
 
 def validate(query: str, *, k: int, pool: int, mode: str) -> str:
@@ -226,7 +227,7 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
     space = EmbeddingSpace.objects.filter(is_active=True).first()
     vector = None
     if mode != "lexical" and space is not None:
-        with _Stopwatch(timings, "embed"):
+        with timed(timings, "embed"):
             try:
                 vector = (provider or provider_from_config()).embed_query(query)
             except ServiceError as exc:
@@ -251,7 +252,7 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
         "rrf_k": float(rrf_k), "lexical_weight": float(lexical_weight), "vector_weight": float(vector_weight),
         "convex": fusion == "convex",
     }
-    with _Stopwatch(timings, "sql"), connection.cursor() as cursor:
+    with timed(timings, "sql"), connection.cursor() as cursor:
         cursor.execute(hybrid_sql(space.dimensions if space else 384), params)
         rows = cursor.fetchall()
     hits = [Hit(chunk_id=row[0], evidence_id=row[1], document=row[2], revision=row[3], title=row[4],
@@ -262,11 +263,11 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
             for row in rows]
 
     if rerank:
-        with _Stopwatch(timings, "rerank"):
+        with timed(timings, "rerank"):
             hits = _reranked(query, hits, reranker, threshold, k, degraded)
     hits = hits[:k]
     if expand and hits:
-        with _Stopwatch(timings, "expand"):
+        with timed(timings, "expand"):
             hits += _expanded(hits, reader=reader, collection=collection, space=space, vector=vector)
     return SearchResponse(query, mode_used, hits, timings, degraded)
 

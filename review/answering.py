@@ -10,9 +10,7 @@ now.
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -24,7 +22,7 @@ from django.db.models import Q
 
 from retrieval.http import ServiceError
 from retrieval.models import Chunk, Document, EmbeddingSpace, Revision
-from retrieval.search import Hit, search
+from retrieval.search import Hit, search, timed
 
 from .context import ContextPolicy, context_select
 from .contract import AnswerContract, Claim, Conflict, Draft, Evidence
@@ -53,15 +51,6 @@ class Asked:
     contract: AnswerContract
 
 
-@contextmanager
-def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
-    started = time.perf_counter()
-    try:
-        yield
-    finally:
-        timings[stage] = round((time.perf_counter() - started) * 1000, 2)
-
-
 def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as_of: date | None = None,
                  generator: Generator | None = None, category: str = "", search_options: dict | None = None,
                  question: Question | None = None, progress: Callable[[str], None] | None = None) -> Asked:
@@ -74,7 +63,7 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
     options = {"k": settings.NALARKU_ANSWER_SEARCH_K, **(search_options or {})}
     present = as_of is None and asks_about_present(text)
     progress("search")
-    with _timed(timings, "search"):
+    with timed(timings, "search"):
         response = search(text, user, include_superseded=as_of is not None, **options)
     for stage in ("embed", "sql", "rerank", "expand"):
         if stage in response.timings_ms:
@@ -82,13 +71,13 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
     degraded = list(response.degraded)
     hits = hits_as_of(response.results, as_of) if as_of else response.results
 
-    with _timed(timings, "context"):
+    with timed(timings, "context"):
         chunks = context_select(hits, question=response.query, newest_first=present)
     progress("generate")
-    with _timed(timings, "generate"):
+    with timed(timings, "generate"):
         generation = _generate(generator, response.query, chunks, degraded)
     progress("validate")
-    with _timed(timings, "validate"):
+    with timed(timings, "validate"):
         validated = draft_validate(generation.draft, chunks)
         conflicts = conflicts_find(chunks, statements(chunks, validated.claims, response.query))
         current = current_revisions(chunks)
@@ -119,7 +108,7 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
                  "embedding_space": EmbeddingSpace.objects.filter(is_active=True).values_list("pk", flat=True).first(),
                  "candidates": [h.evidence_id for h in hits]}
     progress("persist")
-    with _timed(timings, "persist"):
+    with timed(timings, "persist"):
         answer = _persist(question=question, text=response.query, user=user, as_of=as_of, category=category,
                           status=status, generation=generation, retrieval=retrieval, degraded=degraded,
                           claims=validated.claims, chunks=chunks, in_conflict=in_conflict, missing=missing,

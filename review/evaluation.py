@@ -328,8 +328,6 @@ def answers_evaluate(*, eval_set: EvalSet, label: str = "", limit: int | None = 
     abstention on no-answer questions, conflict detection, citation
     validity, claim support, gold evidence cited. Answers are rolled back so
     evaluation never fills the editors' history."""
-    from django.db import transaction as tx
-
     from .answering import question_ask
 
     users = {u.username: u for u in get_user_model().objects.all()}
@@ -341,12 +339,12 @@ def answers_evaluate(*, eval_set: EvalSet, label: str = "", limit: int | None = 
         "judge": getattr(judge, "name", None)})
     rows = []
     for case in cases:
-        with tx.atomic():
+        with transaction.atomic():
             started = time.perf_counter()
             asked = question_ask(text=case.question, user=users.get(case.username), as_of=case.as_of)
             contract = asked.contract
             verdicts = judge.verdicts(contract, _texts(contract)) if judge else []
-            tx.set_rollback(True)
+            transaction.set_rollback(True)
         cited = {e for c in contract.claims for e in c.evidence_ids}
         units = {f"{contract.evidence[e].document}:r{contract.evidence[e].revision}" for e in cited} | cited
         gold = gold_units(case.gold)

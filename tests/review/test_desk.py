@@ -153,9 +153,10 @@ def test_outsiders_get_404_everywhere(client, archive, make_user):
         response = client.get(url)
         assert response.status_code == 404, url
         assert "Garuda" not in response.content.decode()
-    if claim is not None:
-        assert client.post(reverse("claim-decide", args=[claim.pk]), {"status": "supported"}).status_code == 404
-        assert client.post(reverse("claim-opened", args=[claim.pk])).status_code == 404
+    assert claim is not None  # the lawyer's answer rests on the memo
+    assert client.post(reverse("claim-decide", args=[claim.pk]), {"status": "supported"}).status_code == 404
+    assert client.post(reverse("claim-opened", args=[claim.pk])).status_code == 404
+    assert client.post(reverse("claim-case", args=[claim.pk])).status_code == 404
     for url in (reverse("queue"), reverse("history"), reverse("archive"), reverse("dashboard")):
         assert "Garuda" not in client.get(url).content.decode(), url
     # The lawyer, once out of the group, no longer sees the memo in their own answer.

@@ -104,6 +104,12 @@ class _HttpProvider:
     timeout: float = 30.0
     batch_size: int = 32
     retries: int = 3
+    # A query embedding sits on a reader's request and search falls back to
+    # the lexical arm without it, so it gets one short attempt: the batch
+    # budget above (retries with backoff, a timeout sized for a batch of
+    # passages) held a search 3.5 s when the server refused connections and
+    # up to 4 × 30 s when it hung — past gunicorn's worker timeout.
+    query_timeout: float = 5.0
     query_prefix: str = "query: "
     passage_prefix: str = "passage: "
     version: str = "remote"
@@ -112,7 +118,7 @@ class _HttpProvider:
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
+    def _embed(self, texts: list[str], *, retries: int, timeout: float) -> np.ndarray:
         raise NotImplementedError
 
     def _checked(self, vectors: list, expected: int) -> np.ndarray:
@@ -127,11 +133,13 @@ class _HttpProvider:
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         prefixed = [self.passage_prefix + t for t in texts]
-        out = [self._embed(prefixed[i:i + self.batch_size]) for i in range(0, len(prefixed), self.batch_size)]
+        out = [self._embed(prefixed[i:i + self.batch_size], retries=self.retries, timeout=self.timeout)
+               for i in range(0, len(prefixed), self.batch_size)]
         return np.vstack(out) if out else np.empty((0, self.dimensions), dtype=np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed([self.query_prefix + text])[0]
+        return self._embed([self.query_prefix + text], retries=0,
+                           timeout=min(self.timeout, self.query_timeout))[0]
 
 
 @dataclass
@@ -140,9 +148,9 @@ class OllamaProvider(_HttpProvider):
 
     provider: str = "ollama"
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
+    def _embed(self, texts: list[str], *, retries: int, timeout: float) -> np.ndarray:
         body = post_json(f"{self.url.rstrip('/')}/api/embed", {"model": self.model, "input": texts},
-                         headers=self._headers(), timeout=self.timeout, retries=self.retries,
+                         headers=self._headers(), timeout=timeout, retries=retries,
                          error=EmbeddingError, service="Ollama")
         if not isinstance(body, dict) or "embeddings" not in body:
             raise EmbeddingError("Ollama: jawaban tanpa 'embeddings'")
@@ -155,9 +163,9 @@ class OpenAIProvider(_HttpProvider):
 
     provider: str = "openai"
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
+    def _embed(self, texts: list[str], *, retries: int, timeout: float) -> np.ndarray:
         body = post_json(f"{self.url.rstrip('/')}/v1/embeddings", {"model": self.model, "input": texts},
-                         headers=self._headers(), timeout=self.timeout, retries=self.retries,
+                         headers=self._headers(), timeout=timeout, retries=retries,
                          error=EmbeddingError, service="OpenAI-compatible")
         try:
             data = sorted(body["data"], key=lambda item: item["index"])
@@ -180,7 +188,8 @@ def provider_from_config(config: dict | None = None) -> EmbeddingProvider:
         raise EmbeddingError(f"NALARKU_EMBEDDING_URL wajib untuk penyedia {kind}")
     return classes[kind](url=config["url"], model=config["model"], dimensions=config["dimensions"],
                          api_key=config.get("api_key", ""), timeout=config.get("timeout", 30.0),
-                         batch_size=config.get("batch_size", 32))
+                         batch_size=config.get("batch_size", 32),
+                         query_timeout=config.get("query_timeout", _HttpProvider.query_timeout))
 
 
 # --- cache ------------------------------------------------------------------------

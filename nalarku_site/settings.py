@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from .embedded_db import embedded_database_url
 
@@ -28,7 +29,27 @@ def model_server(prefix: str, *, timeout: float) -> dict:
 DATA_DIR = Path(os.environ.get("NALARKU_DATA_DIR", BASE_DIR / "var")).resolve()
 DEBUG = env_bool("NALARKU_DEBUG", True)
 SECRET_KEY = os.environ.get("NALARKU_SECRET_KEY", "dev-only-insecure-key-change-me" if DEBUG else "")
+if not DEBUG and not SECRET_KEY:
+    raise ImproperlyConfigured("NALARKU_SECRET_KEY must be set when NALARKU_DEBUG is off "
+                               "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))')")
 ALLOWED_HOSTS = [h for h in os.environ.get("NALARKU_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",") if h]
+
+# Production hardening follows NALARKU_DEBUG (each can still be set on its
+# own); `manage.py check --deploy` passes with DEBUG off (tests/security).
+SESSION_COOKIE_SECURE = env_bool("NALARKU_SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SESSION_COOKIE_HTTPONLY = True
+SECURE_SSL_REDIRECT = env_bool("NALARKU_SSL_REDIRECT", not DEBUG)
+SECURE_HSTS_SECONDS = int(os.environ.get("NALARKU_HSTS_SECONDS", "0" if DEBUG else "31536000"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("NALARKU_HSTS_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("NALARKU_HSTS_PRELOAD", True)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# Behind a TLS-terminating proxy that sets X-Forwarded-Proto (gunicorn behind nginx).
+if env_bool("NALARKU_BEHIND_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("NALARKU_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -41,6 +62,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "csp",
+    "auditlog",
     "retrieval",
     "review",
 ]
@@ -51,6 +73,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Stamps audit-log entries (review decisions, permission changes) with the request's user.
+    "auditlog.middleware.AuditlogMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",

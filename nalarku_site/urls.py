@@ -14,6 +14,7 @@ urlpatterns = [
     path("pertanyaan/<int:pk>/", views.question, name="question"),
     path("pertanyaan/<int:pk>/jalankan/", views.question_run_now, name="question-run"),
     path("jawaban/<int:pk>/", views.answer_detail, name="answer"),
+    path("jawaban/<int:pk>/ekspor/", views.answer_export, name="answer-export"),
     path("klaim/<int:pk>/nilai/", views.claim_decide, name="claim-decide"),
     path("klaim/<int:pk>/buka/", views.claim_evidence_opened, name="claim-opened"),
     path("klaim/<int:pk>/kasus/", views.claim_to_case, name="claim-case"),

@@ -5,7 +5,8 @@ ingestion status and errors, and a re-index action."""
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.db.models import Count, QuerySet
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
@@ -21,12 +22,47 @@ STATUS_COLOURS = {
 }
 
 
+class ReaderScoped:
+    """For ModelAdmins and inlines: staff who are not superusers manage only
+    what their groups may read — changelists, change pages (a hidden object
+    is "not found"), search results, and the document choices in forms.
+    ``scope`` narrows a QuerySet to what ``user`` may see."""
+
+    def scope(self, queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
+        raise NotImplementedError
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        queryset = super().get_queryset(request)  # type: ignore[misc]
+        return queryset if request.user.is_superuser else self.scope(queryset, request.user)
+
+    def formfield_for_foreignkey(self, db_field, request: HttpRequest, **kwargs):  # noqa: ANN001, ANN201
+        if db_field.related_model is Document and not request.user.is_superuser:
+            kwargs["queryset"] = Document.objects.visible_to(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)  # type: ignore[misc]
+
+
+class ByDocument(ReaderScoped):
+    """Scoped through the object's ``document`` foreign key."""
+
+    def scope(self, queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
+        return queryset.filter(document__in=Document.objects.visible_to(user))
+
+
+class ByRelationEnds(ReaderScoped):
+    """A relation names both of its documents: both must be readable (an
+    unresolved target is only a key the source itself declares)."""
+
+    def scope(self, queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
+        visible = Document.objects.visible_to(user)
+        return queryset.filter(Q(target=None) | Q(target__in=visible), source__in=visible)
+
+
 def status_badge(revision: Revision) -> str:
     return format_html('<strong style="color:{}">{}</strong>', STATUS_COLOURS.get(revision.status, "#000"),
                        revision.get_status_display())
 
 
-class RevisionInline(admin.TabularInline):
+class RevisionInline(ByDocument, admin.TabularInline):
     model = Revision
     extra = 0
     can_delete = False
@@ -43,7 +79,7 @@ class RevisionInline(admin.TabularInline):
         return status_badge(obj)
 
 
-class RelationInline(admin.TabularInline):
+class RelationInline(ByRelationEnds, admin.TabularInline):
     model = Relation
     fk_name = "source"
     extra = 0
@@ -52,7 +88,7 @@ class RelationInline(admin.TabularInline):
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
     list_display = ("key", "title", "source_type", "public", "group_list", "current", "revision_count",
                     "collection")
     list_filter = ("source_type", "public", "groups", "collection")
@@ -62,6 +98,9 @@ class DocumentAdmin(admin.ModelAdmin):
     fields = ("key", "title", "url", "source_type", "collection", "public", "groups", "current_revision",
               "created_at", "updated_at")
     inlines = [RevisionInline, RelationInline]
+
+    def scope(self, queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
+        return queryset.filter(pk__in=Document.objects.visible_to(user).values("pk"))
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Document]:
         return (super().get_queryset(request).select_related("current_revision")
@@ -87,7 +126,7 @@ class DocumentAdmin(admin.ModelAdmin):
             relation.save(update_fields=["target"])
 
 
-class ChunkInline(admin.TabularInline):
+class ChunkInline(ByDocument, admin.TabularInline):
     model = Chunk
     extra = 0
     can_delete = False
@@ -99,7 +138,7 @@ class ChunkInline(admin.TabularInline):
 
 
 @admin.register(Revision)
-class RevisionAdmin(admin.ModelAdmin):
+class RevisionAdmin(ByDocument, admin.ModelAdmin):
     list_display = ("__str__", "title", "document_date", "fetched_at", "indexed_at", "status_display",
                     "attempts", "short_error")
     list_filter = ("status", "format", "document__source_type")
@@ -164,7 +203,7 @@ class RevisionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Chunk)
-class ChunkAdmin(admin.ModelAdmin):
+class ChunkAdmin(ByDocument, admin.ModelAdmin):
     list_display = ("key", "kind", "heading_path", "token_count")
     list_filter = ("kind", "revision__status")
     search_fields = ("key", "heading_path", "text")
@@ -180,7 +219,7 @@ class ChunkAdmin(admin.ModelAdmin):
 
 
 @admin.register(Relation)
-class RelationAdmin(admin.ModelAdmin):
+class RelationAdmin(ByRelationEnds, admin.ModelAdmin):
     list_display = ("source", "type", "target_key", "target", "note")
     list_filter = ("type",)
     search_fields = ("source__key", "target_key")

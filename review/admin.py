@@ -1,10 +1,20 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
+from retrieval.admin import ByDocument, ReaderScoped
+
 from .models import Answer, ApiToken, Claim, ClaimEvidence, EvidenceLookup, Question
+from .reviewing import answers_visible_to, claims_visible_to
 from .tokens import token_issue
+
+
+class ByVisibleClaims(ReaderScoped):
+    def scope(self, queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
+        return queryset.filter(pk__in=claims_visible_to(user).values("pk"))
 
 
 @admin.register(ApiToken)
@@ -40,7 +50,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
         self.message_user(request, f"{n} token dicabut.")
 
 
-class ClaimEvidenceInline(admin.TabularInline):
+class ClaimEvidenceInline(ByDocument, admin.TabularInline):
     model = ClaimEvidence
     extra = 0
     fields = ("evidence_id", "rank", "semantic_score", "rrf_score", "rerank_score", "superseded", "conflict",
@@ -49,7 +59,7 @@ class ClaimEvidenceInline(admin.TabularInline):
     can_delete = False
 
 
-class ClaimInline(admin.TabularInline):
+class ClaimInline(ByVisibleClaims, admin.TabularInline):
     model = Claim
     extra = 0
     fields = ("position", "text", "flags", "review_status", "reviewer", "review_note")
@@ -58,15 +68,18 @@ class ClaimInline(admin.TabularInline):
 
 
 @admin.register(Question)
-class QuestionAdmin(admin.ModelAdmin):
+class QuestionAdmin(ReaderScoped, admin.ModelAdmin):
     list_display = ("id", "text", "asked_by", "asked_at", "as_of", "category", "state")
     list_filter = ("state", "category")
     search_fields = ("text", "asked_by__username")
     date_hierarchy = "asked_at"
 
+    def scope(self, queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
+        return queryset.filter(Q(asked_by=user) | Q(answers__in=answers_visible_to(user))).distinct()
+
 
 @admin.register(Answer)
-class AnswerAdmin(admin.ModelAdmin):
+class AnswerAdmin(ReaderScoped, admin.ModelAdmin):
     list_display = ("id", "question", "status", "generator", "created_at")
     list_filter = ("status", "generator")
     search_fields = ("question__text",)
@@ -74,9 +87,20 @@ class AnswerAdmin(admin.ModelAdmin):
                        "created_at")
     inlines = [ClaimInline]
 
+    def scope(self, queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
+        return queryset.filter(pk__in=answers_visible_to(user).values("pk"))
+
+    def get_fields(self, request: HttpRequest, obj: Answer | None = None) -> list[str]:
+        fields = list(super().get_fields(request, obj))
+        if request.user.is_superuser:
+            return fields
+        # The stored contract and raw model output may quote evidence the
+        # staff member's groups cannot read; the editor's page shows what they may.
+        return [f for f in fields if f not in ("contract", "raw_output", "retrieval")]
+
 
 @admin.register(Claim)
-class ClaimAdmin(admin.ModelAdmin):
+class ClaimAdmin(ByVisibleClaims, admin.ModelAdmin):
     list_display = ("id", "answer", "text", "review_status", "reviewer", "reviewed_at")
     list_filter = ("review_status",)
     search_fields = ("text", "review_note")
@@ -85,7 +109,10 @@ class ClaimAdmin(admin.ModelAdmin):
 
 
 @admin.register(EvidenceLookup)
-class EvidenceLookupAdmin(admin.ModelAdmin):
+class EvidenceLookupAdmin(ReaderScoped, admin.ModelAdmin):
     list_display = ("id", "editor", "claim", "shown_at", "opened_at", "decided_at", "duration_ms", "outcome")
     list_filter = ("outcome", "editor")
     readonly_fields = ("editor", "claim", "shown_at", "opened_at", "decided_at", "duration_ms", "outcome")
+
+    def scope(self, queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
+        return queryset.filter(claim__in=claims_visible_to(user))

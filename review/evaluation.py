@@ -459,6 +459,8 @@ def chunking_collection_build(*, setting: ChunkingSetting, source: str = "editor
     """Copy every indexed revision of ``source`` into the setting's own
     collection (same groups, dates and revision numbers; keys prefixed by the
     collection), chunked and embedded with that setting. Returns chunks."""
+    from auditlog.context import disable_auditlog
+
     from retrieval.beir import drop_collection
     from retrieval.ingestion import RevisionInput, revision_index, revision_submit
     from retrieval.lexical import weights_refresh
@@ -474,7 +476,8 @@ def chunking_collection_build(*, setting: ChunkingSetting, source: str = "editor
                              format=rev.format, source_type=doc.source_type, url=doc.url,
                              document_date=rev.document_date, groups=[g.name for g in doc.groups.all()],
                              public=doc.public, collection=setting.collection)
-        submitted = revision_submit(data=data, enqueue=False)
+        with disable_auditlog():  # an experiment's copy, not a change to the archive
+            submitted = revision_submit(data=data, enqueue=False)
         if submitted.revision is not None:
             chunks += revision_index(revision_id=submitted.revision.pk, max_tokens=setting.max_tokens,
                                      breadcrumbs=setting.breadcrumbs).chunks

@@ -23,7 +23,7 @@ from django_htmx.middleware import HtmxDetails
 from retrieval.models import Chunk, Document, Revision, RevisionStatus
 from retrieval.search import MODES, SearchError, search
 
-from . import dashboard, diffing
+from . import dashboard, diffing, export
 from .answering import contract_for, question_run, question_submit
 from .evaluation import case_from_claim
 from .models import Answer, AnswerStatus, Claim, ClaimReview, Question, QuestionState
@@ -160,6 +160,24 @@ def _evidence_texts(contract, request: HttpRequest) -> dict[str, str]:  # noqa: 
 def _conflict_row(conflict, contract) -> dict:  # noqa: ANN001
     return {"conflict": conflict, "sides": [(eid, contract.evidence[eid]) for eid in conflict.evidence_ids
                                             if eid in contract.evidence]}
+
+
+EXPORTS = {"json": (export.answer_export_json, "application/json; charset=utf-8"),
+           "md": (export.answer_export_markdown, "text/markdown; charset=utf-8")}
+
+
+@require_GET
+@login_required
+def answer_export(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """``?format=json`` (default) or ``md``: the answer as the reader may see it."""
+    answer = get_object_or_404(answers_visible_to(request.user).select_related("question"), pk=pk)
+    contract, claims = contract_for(answer, request.user), _claims_for(answer, request)
+    ext = "md" if request.GET.get("format") == "md" else "json"
+    build, kind = EXPORTS[ext]
+    body = build(answer=answer, contract=contract, claims=claims)
+    response = HttpResponse(body, content_type=kind)
+    response["Content-Disposition"] = f'attachment; filename="jawaban-{answer.pk}.{ext}"'
+    return response
 
 
 @require_POST

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from django import template
 
 from review.text import plain
@@ -67,3 +69,12 @@ def trail(heading_path: str, title: str) -> str:
     while parts and parts[0].strip().lower() == (title or "").strip().lower():
         parts.pop(0)
     return " › ".join(parts)
+
+
+@register.filter
+def safe_href(url: str) -> str:
+    """A document's URL as a link target only if it is http(s): a manifest or
+    form could carry ``javascript:`` or ``data:``, which escaping alone does
+    not disarm in an ``href``."""
+    url = (url or "").strip()
+    return url if urlsplit(url).scheme.lower() in ("http", "https") else ""

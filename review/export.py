@@ -1,0 +1,55 @@
+"""Exports of a reviewed answer, for the desk that publishes it: the answer
+contract as JSON (with each claim's review status) and a Markdown summary
+that cites every source with its revision and date. Both are built from
+``contract_for``, so an export holds only what the reader may see now."""
+
+from __future__ import annotations
+
+import json
+
+from .contract import AnswerContract
+from .models import Answer, Claim
+from .templatetags.nalarku import label, safe_href
+
+
+def answer_export_json(*, answer: Answer, contract: AnswerContract, claims: list[Claim]) -> str:
+    reviews = {c.text: c for c in claims}
+    data = contract.model_dump(mode="json")
+    data["question"] = answer.question.text
+    for claim in data["claims"]:
+        stored = reviews.get(claim["text"])
+        claim["review"] = {"status": stored.review_status if stored else "pending",
+                           "note": stored.review_note if stored else "",
+                           "reviewed_at": stored.reviewed_at.isoformat() if stored and stored.reviewed_at else None}
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def answer_export_markdown(*, answer: Answer, contract: AnswerContract, claims: list[Claim]) -> str:
+    reviews = {c.text: c for c in claims}
+    lines = [f"# {_one_line(answer.question.text)}", "",
+             f"Status: **{label(contract.status.value)}** · {contract.question_id}", ""]
+    if contract.claims:
+        lines += ["## Klaim", ""]
+    for n, claim in enumerate(contract.claims, 1):
+        stored = reviews.get(claim.text)
+        review = label(stored.review_status) if stored else label("pending")
+        cites = ", ".join(f"[{eid}]" for eid in claim.evidence_ids)
+        lines.append(f"{n}. {_one_line(claim.text)} {cites} — _{review}_")
+    if contract.conflicts:
+        lines += ["", "## Sumber bertentangan", ""]
+        lines += [f"- {_one_line(c.note)} ({', '.join(c.evidence_ids)})" for c in contract.conflicts]
+    if contract.missing:
+        lines += ["", "## Yang belum ada buktinya", ""] + [f"- {_one_line(m)}" for m in contract.missing]
+    if contract.evidence:
+        lines += ["", "## Sumber", ""]
+    for eid, e in contract.evidence.items():
+        where = f"{e.title}, revisi {e.revision}, tanggal {e.document_date or 'tidak diketahui'}"
+        flag = f" (sudah diganti; berlaku r{e.current_revision})" if e.superseded and e.current_revision else ""
+        url = safe_href(e.url)
+        lines.append(f"- [{eid}] {_one_line(where)}{flag}" + (f" <{url}>" if url else ""))
+    return "\n".join(lines) + "\n"
+
+
+def _one_line(text: str) -> str:
+    """Keep quoted text from opening Markdown structure of its own."""
+    return " ".join((text or "").split())

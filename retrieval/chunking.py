@@ -1,33 +1,72 @@
 """Structure-aware chunking: by meaning first, then by size.
 
-A document is parsed into *blocks* (heading, paragraph, list, table, code)
-that each know their character span in the source. Blocks are grouped into
-*units* that must stay together (a list with its lead-in sentence), units are
-packed into chunks within one section (chunks never cross a heading), and a
-unit larger than the limit is split along its own structure: a table by rows
-with its header repeated, a list by items with its lead-in repeated, code by
-lines, prose by sentences. Sizes are counted with the embedding model's own
-tokenizer.
+A document is parsed into *blocks* (heading, paragraph, list, table, code).
+Each block is made of *parts* — the sentences of a paragraph, the items of a
+list, the rows of a table, the lines of code — and every part knows its exact
+span ``[start, end)`` in the source. Blocks are grouped into *units* that must
+stay together (a list or table with its lead-in paragraph), units are packed
+into chunks within one section (chunks never cross a heading), and a unit
+larger than the limit is split between its parts: a table by rows with its
+header repeated, a list by items with its lead-in sentence repeated, code by
+lines, prose by sentences (and a sentence longer than the limit by words).
+Sizes are counted with the embedding model's own tokenizer.
 
-Markdown chunks are verbatim slices of the source; HTML and plain-text chunks
-are the extracted text of the slice ``[char_start, char_end)``.
+How a chunk maps back to its source (tested in
+``tests/retrieval/test_chunking_properties.py``):
+
+* ``[char_start, char_end)`` is the chunk's *own* span: it begins at the first
+  character of its first part and ends after the last character of its last
+  part. Own spans of a document's chunks are ordered and never overlap, and
+  every word of the visible text lies in exactly one of them — except heading
+  text, which is carried as the breadcrumb (``heading_path``).
+* ``repeated`` lists the spans of the context repeated in front of a piece of
+  a split unit (the lead-in sentence, the table header rows); each lies
+  before ``char_start``. Only the first chunk of a unit-piece can have it.
+* Markdown and plain text are verbatim:
+  ``text == "\\n".join(source[a:b] for a, b in repeated) + "\\n" + source[char_start:char_end]``
+  (without the repeated part and its newline when ``repeated`` is empty).
+* HTML chunks hold the *extracted* text of those spans: the words of a
+  chunk's text, leaving out the markers the chunker adds (``-``, ``1.`` for
+  list items and ``|`` between table cells), are the words of the visible
+  text nodes inside its repeated spans followed by those inside
+  ``[char_start, char_end)``. Visible means: not inside a comment, a hidden
+  element (``_hidden``) or an element that is not content (``_HTML_SKIP``).
+* ``token_count`` exceeds ``max_tokens`` only when the chunk holds a single
+  indivisible part (``parts == 1``): one word, one code line, one table row
+  or one list item that is larger than the limit by itself.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 
-from bs4 import BeautifulSoup, Comment, NavigableString, Tag
+from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4.builder._htmlparser import BeautifulSoupHTMLParser, HTMLParserTreeBuilder
 from markdown_it import MarkdownIt
 
 # Enters the embedding cache key: bump it whenever chunk text can change.
-CHUNKER_VERSION = "structure-v2"  # v2: hidden HTML elements are not text
+# v3: exact spans; Markdown/text chunks are verbatim source slices; a split
+# list keeps its whole lead-in paragraph; HTML inline runs form one paragraph.
+CHUNKER_VERSION = "structure-v3"
 
 TokenCounter = Callable[[str], int]
 
 BREADCRUMB_SEPARATOR = " > "
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of a block's own text and its exact span ``[start, end)``."""
+
+    text: str
+    start: int
+    end: int
+    sep: str = "\n"  # joins it to the piece before it in extracted (HTML) text
+    words: tuple[Piece, ...] = ()  # a sentence's words (HTML only: they cannot be re-read)
+    divisible: bool = False  # a sentence: may be cut between words
 
 
 @dataclass(frozen=True)
@@ -37,8 +76,8 @@ class Block:
     start: int
     end: int
     level: int = 0  # heading level
-    parts: tuple[str, ...] = ()  # list items, table body rows or code lines
-    header: str = ""  # table header (with its separator line for Markdown)
+    parts: tuple[Piece, ...] = ()  # sentences, list items, table rows (header first) or code lines
+    header: int = 0  # how many leading parts are the table header
 
 
 @dataclass(frozen=True)
@@ -52,6 +91,8 @@ class ChunkDraft:
     token_count: int
     char_start: int
     char_end: int
+    repeated: tuple[tuple[int, int], ...] = ()  # spans of a repeated lead-in / header
+    parts: int = 1  # indivisible parts (sentences, items, rows, lines, words) it holds
 
     @property
     def breadcrumb(self) -> str:
@@ -61,39 +102,82 @@ class ChunkDraft:
 @dataclass
 class _Unit:
     kind: str
-    text: str
-    start: int
-    end: int
-    lead_in: str = ""
-    parts: tuple[str, ...] = ()
-    header: str = ""
-    joiner: str = "\n"
+    parts: list[Piece]
+    context: tuple[Piece, ...] = ()  # repeated in front of later pieces when split
+    repeat: tuple[Piece, ...] = field(default=())  # what this piece repeats
 
 
 class ChunkingError(ValueError):
     """The content cannot be chunked (e.g. it holds no text at all)."""
 
 
-# --- parsing -----------------------------------------------------------------
+# --- shared helpers ---------------------------------------------------------------
+
+_WORD = re.compile(r"\S+")
+_SENTENCE_ENDS = (".", "!", "?", "…")
+# The line breaks markdown-it normalises (CRLF, CR, LF); plain text uses the same.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _verbatim_words(source: str, start: int, end: int) -> list[Piece]:
+    return [Piece(m.group(), m.start(), m.end(), sep=" ") for m in _WORD.finditer(source, start, end)]
+
+
+def _sentences(words: Sequence[Piece], source: str | None) -> tuple[Piece, ...]:
+    """Group words into sentences (a sentence ends with a word ending in
+    ``.!?…``). ``source`` given: sentence text is the verbatim slice."""
+    out: list[Piece] = []
+    run: list[Piece] = []
+    for n, word in enumerate(words):
+        run.append(word)
+        if word.text.endswith(_SENTENCE_ENDS) or n == len(words) - 1:
+            start, end = run[0].start, run[-1].end
+            text = source[start:end] if source is not None else " ".join(w.text for w in run)
+            out.append(Piece(text, start, end, sep=" ", divisible=len(run) > 1,
+                             words=() if source is not None else tuple(run)))
+            run = []
+    return tuple(out)
+
+
+def _lines(source: str, start: int, end: int) -> list[Piece]:
+    """Non-blank lines of ``source[start:end]``, each without its surrounding
+    whitespace, as verbatim pieces."""
+    out: list[Piece] = []
+    cursor = start
+    for match in [*_LINE_BREAK.finditer(source, start, end), None]:
+        stop = match.start() if match else end
+        words = _WORD.search(source, cursor, stop)
+        if words:
+            text = source[words.start():stop].rstrip()
+            out.append(Piece(text, words.start(), words.start() + len(text)))
+        cursor = match.end() if match else end
+    return out
+
+
+def _block(kind: str, parts: Sequence[Piece], text: str, **extra: int) -> Block:
+    return Block(kind, text, parts[0].start, parts[-1].end, parts=tuple(parts), **extra)
+
+
+# --- Markdown ---------------------------------------------------------------------
 
 _md = MarkdownIt("commonmark").enable("table")
 
 
 def _line_offsets(source: str) -> list[int]:
-    offsets = [0]
-    for match in re.finditer("\n", source):
-        offsets.append(match.end())
-    offsets.append(len(source))
-    return offsets
+    """Start offset of each line as markdown-it numbers them, plus the end."""
+    return [0, *(m.end() for m in _LINE_BREAK.finditer(source)), len(source)]
 
 
-def _span(source: str, offsets: list[int], first_line: int, last_line: int) -> tuple[int, int, str]:
+def _span(source: str, offsets: list[int], first_line: int, last_line: int) -> tuple[int, int]:
+    """The span of lines ``[first_line, last_line)`` without surrounding whitespace."""
     start = offsets[min(first_line, len(offsets) - 1)]
     end = offsets[min(last_line, len(offsets) - 1)]
     text = source[start:end]
-    stripped = text.rstrip()
+    stripped = text.strip()
+    if not stripped:
+        return start, start
     lead = len(text) - len(text.lstrip())
-    return start + lead, start + len(stripped), stripped.strip()
+    return start + lead, start + lead + len(stripped)
 
 
 def markdown_blocks(source: str) -> list[Block]:
@@ -101,11 +185,12 @@ def markdown_blocks(source: str) -> list[Block]:
     tokens = _md.parse(source)
     blocks: list[Block] = []
     for i, token in enumerate(tokens):
-        if token.level != 0 or token.map is None or token.nesting == -1:
+        if token.level != 0 or token.map is None or token.nesting == -1 or token.type == "hr":
             continue
-        start, end, text = _span(source, offsets, *token.map)
-        if not text:
+        start, end = _span(source, offsets, *token.map)
+        if start == end:
             continue
+        text = source[start:end]
         if token.type == "heading_open":
             title = tokens[i + 1].content.strip()
             blocks.append(Block("heading", title, start, end, level=int(token.tag[1])))
@@ -113,75 +198,42 @@ def markdown_blocks(source: str) -> list[Block]:
             items = _items_until_close(tokens, i, source, offsets)
             blocks.append(Block("list", text, start, end, parts=tuple(items)))
         elif token.type == "table_open":
-            lines = text.splitlines()
-            blocks.append(Block("table", text, start, end,
-                                header="\n".join(lines[:2]), parts=tuple(lines[2:])))
+            blocks.append(Block("table", text, start, end, parts=tuple(_lines(source, start, end)),
+                                header=2))
         elif token.type in ("fence", "code_block"):
-            blocks.append(Block("code", text, start, end, parts=tuple(text.splitlines())))
-        elif token.type == "hr":
-            continue
+            blocks.append(Block("code", text, start, end, parts=tuple(_lines(source, start, end))))
         else:  # paragraph, blockquote, html_block
-            blocks.append(Block("paragraph", text, start, end))
+            words = _verbatim_words(source, start, end)
+            blocks.append(Block("paragraph", text, start, end, parts=_sentences(words, source)))
     return blocks
 
 
-def _items_until_close(tokens: list, open_index: int, source: str, offsets: list[int]) -> list[str]:
-    """Source text of each top-level item of the list opened at ``open_index``."""
+def _items_until_close(tokens: list, open_index: int, source: str, offsets: list[int]) -> list[Piece]:
+    """Each top-level item of the list opened at ``open_index``, verbatim."""
     depth = 0
-    items: list[str] = []
+    items: list[Piece] = []
     for token in tokens[open_index:]:
         depth += token.nesting
         if token.type == "list_item_open" and depth == 2 and token.map:
-            items.append(_span(source, offsets, *token.map)[2])
+            start, end = _span(source, offsets, *token.map)
+            if start < end:
+                items.append(Piece(source[start:end], start, end))
         if depth == 0:
             break
     return items
 
+
+# --- HTML -------------------------------------------------------------------------
 
 _HTML_SKIP = {"script", "style", "template", "noscript", "head", "title", "meta", "link", "svg",
               "iframe", "object", "embed", "button", "form", "input", "select", "textarea"}
 _HTML_HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _HTML_LEAVES = {"p", "blockquote", "dl", "figure", "address", "details", "center"}
 _HTML_LISTS = {"ul", "ol"}
-_HTML_BLOCKS = [*_HTML_HEADINGS, *_HTML_LEAVES, *_HTML_LISTS, "table", "pre", "div", "section", "article"]
-
-
-def _clean(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def _html_position(tag: Tag, offsets: list[int]) -> int:
-    line = tag.sourceline or 1
-    return offsets[min(line - 1, len(offsets) - 1)] + (tag.sourcepos or 0)
-
-
-def _html_list_items(tag: Tag, depth: int = 0) -> list[str]:
-    items: list[str] = []
-    ordered = tag.name == "ol"
-    for n, li in enumerate(tag.find_all("li", recursive=False), start=1):
-        nested = [child for child in li.find_all(["ul", "ol"], recursive=False)]
-        for child in nested:
-            child.extract()
-        marker = f"{n}." if ordered else "-"
-        line = "  " * depth + f"{marker} {_clean(li.get_text(' '))}"
-        for child in nested:
-            line += "\n" + "\n".join(_html_list_items(child, depth + 1))
-        items.append(line)
-    return items
-
-
-def _html_table(tag: Tag) -> tuple[str, list[str]]:
-    rows = tag.find_all("tr")
-    cells = [[_clean(c.get_text(" ")) for c in row.find_all(["th", "td"])] for row in rows]
-    cells = [row for row in cells if any(row)]
-    if not cells:
-        return "", []
-    lines = ["| " + " | ".join(row) + " |" for row in cells]
-    has_header = bool(rows[0].find("th")) or tag.find("thead") is not None
-    if has_header:
-        return lines[0], lines[1:]
-    return "", lines
-
+_HTML_CONTAINERS = {"div", "section", "article", "main", "header", "footer", "nav", "aside", "body",
+                    "html", "li", "dd", "dt", "caption", "tr", "td", "th", "thead", "tbody", "tfoot",
+                    "hgroup", "fieldset", "summary"}
+_HTML_BLOCKS = {*_HTML_HEADINGS, *_HTML_LEAVES, *_HTML_LISTS, "table", "pre", *_HTML_CONTAINERS}
 
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 
@@ -193,109 +245,345 @@ def _hidden(tag: Tag) -> bool:
             or bool(_HIDDEN_STYLE.search(tag.get("style") or "")))
 
 
-def html_blocks(source: str) -> list[Block]:
-    offsets = _line_offsets(source)
-    soup = BeautifulSoup(source, "html.parser")
-    for tag in soup.find_all(_hidden):
-        tag.decompose()
-    pending: list[tuple[str, int, dict]] = []  # kind, start, payload
+class _PositionedParser(BeautifulSoupHTMLParser):
+    """Records where each run of text data starts in the source (Beautiful
+    Soup keeps positions of start tags only, and we need exact spans)."""
 
-    def walk(node: Tag) -> None:
-        for child in node.children:
-            if isinstance(child, Comment):
-                continue
-            if isinstance(child, NavigableString):
-                text = _clean(str(child))
-                if text:
-                    # Loose text: it starts somewhere after the parent's opening tag.
-                    parent_start = _html_position(node, offsets) if node.name != "[document]" else 0
-                    pending.append(("paragraph", parent_start, {"text": text}))
-                continue
-            if not isinstance(child, Tag) or child.name in _HTML_SKIP:
-                continue
-            start = _html_position(child, offsets)
-            if child.name in _HTML_HEADINGS:
-                # Unclosed headings swallow what follows (``<h1>T<p>…``): the
-                # heading is its inline text; its block children are walked.
-                inline = []
-                for part in child.children:
-                    if isinstance(part, Tag) and part.name in _HTML_BLOCKS:
-                        break
-                    if not isinstance(part, Comment):
-                        inline.append(part.get_text(" ") if isinstance(part, Tag) else str(part))
-                text = _clean(" ".join(inline))
-                if text:
-                    pending.append(("heading", start, {"text": text, "level": _HTML_HEADINGS[child.name]}))
-                if child.find(_HTML_BLOCKS):
-                    for part in list(child.children):
-                        if not (isinstance(part, Tag) and part.name in _HTML_BLOCKS):
-                            part.extract()
-                    walk(child)
-            elif child.name in _HTML_LISTS:
-                items = _html_list_items(child)
-                if items:
-                    pending.append(("list", start, {"parts": items}))
-            elif child.name == "table":
-                header, rows = _html_table(child)
-                if rows or header:
-                    pending.append(("table", start, {"header": header, "parts": rows}))
-            elif child.name == "pre":
-                text = child.get_text().strip("\n")
-                if text.strip():
-                    pending.append(("code", start, {"text": text}))
-            elif child.name in _HTML_LEAVES:
-                text = _clean(child.get_text(" "))
-                if text:
-                    pending.append(("paragraph", start, {"text": text}))
+    _literal = True  # False while an entity or character reference is decoded
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return self.soup.line_starts[line - 1] + column
+
+    def handle_data(self, data: str) -> None:
+        offset = self._offset()
+        self.soup.data_events.append((offset, data, self._literal))
+        self.soup.data_starts.append(offset)
+        super().handle_data(data)
+
+    def handle_charref(self, name: str) -> None:
+        self._literal = False
+        try:
+            super().handle_charref(name)
+        finally:
+            self._literal = True
+
+    def handle_entityref(self, name: str) -> None:
+        self._literal = False
+        try:
+            super().handle_entityref(name)
+        finally:
+            self._literal = True
+
+
+def _marking(name: str) -> Callable[..., object]:
+    def handler(self: _PositionedParser, *args: object, **kwargs: object) -> object:
+        self.soup.marks.append(self._offset())  # where the text before it ends
+        return getattr(BeautifulSoupHTMLParser, name)(self, *args, **kwargs)
+    return handler
+
+
+for _name in ("handle_starttag", "handle_endtag", "handle_startendtag", "handle_comment",
+              "handle_decl", "handle_pi", "unknown_decl"):
+    setattr(_PositionedParser, _name, _marking(_name))
+
+
+class _PositionedBuilder(HTMLParserTreeBuilder):
+    def feed(self, markup: str) -> None:  # type: ignore[override]
+        super().feed(markup, _parser_class=_PositionedParser)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """Decoded text of one data event and the raw span it came from; only a
+    literal run maps character by character."""
+
+    text: str
+    start: int
+    end: int
+    literal: bool
+
+
+class _PositionedSoup(BeautifulSoup):
+    """Beautiful Soup that knows, for each text node, the raw runs it was built from."""
+
+    def __init__(self, source: str) -> None:
+        self.line_starts = [0, *(m.end() for m in re.finditer("\n", source))]
+        self.data_events: list[tuple[int, str, bool]] = []
+        self.marks: list[int] = []
+        self.data_starts: list[int] = []
+        self.runs: dict[int, list[tuple[int, str, bool]]] = {}
+        super().__init__(source, builder=_PositionedBuilder())
+        self.source_length = len(source)
+        self.boundaries = sorted({*self.marks, *self.data_starts})
+
+    def endData(self, containerClass: type[NavigableString] | None = None) -> None:  # noqa: N802
+        events, self.data_events = self.data_events, []
+        before = self._most_recent_element
+        super().endData(containerClass)
+        created = self._most_recent_element
+        if events and created is not before and isinstance(created, NavigableString):
+            self.runs[id(created)] = events
+
+    def runs_of(self, string: NavigableString) -> list[_Run]:
+        events = self.runs.get(id(string), [])
+        if "".join(data for _, data, _ in events) != str(string):
+            # Beautiful Soup collapsed a whitespace-only string: no word inside.
+            events = [(events[0][0], str(string), False)] if events else []
+        runs = []
+        for offset, data, literal in events:
+            if literal:
+                runs.append(_Run(data, offset, offset + len(data), True))
+            elif data:  # a reference: its raw text ends where the next event starts
+                n = bisect.bisect_right(self.boundaries, offset)
+                end = self.boundaries[n] if n < len(self.boundaries) else self.source_length
+                runs.append(_Run(data, offset, end, False))
+        return runs
+
+
+class _MappedText:
+    """Text nodes joined by ``sep``, with a map from text offsets to source offsets."""
+
+    def __init__(self, soup: _PositionedSoup, strings: Sequence[NavigableString], sep: str) -> None:
+        pieces: list[str] = []
+        self._starts: list[int] = []
+        self._runs: list[_Run] = []
+        length = 0
+        for n, string in enumerate(strings):
+            if n and sep:
+                pieces.append(sep)
+                length += len(sep)
+            for run in soup.runs_of(string):
+                self._starts.append(length)
+                self._runs.append(run)
+                pieces.append(run.text)
+                length += len(run.text)
+        self.text = "".join(pieces)
+
+    def _run_at(self, offset: int) -> tuple[int, _Run]:
+        n = bisect.bisect_right(self._starts, offset) - 1
+        return self._starts[n], self._runs[n]
+
+    def raw_start(self, offset: int) -> int:
+        base, run = self._run_at(offset)
+        return run.start + (offset - base) if run.literal else run.start
+
+    def raw_end(self, offset: int) -> int:
+        base, run = self._run_at(offset - 1)
+        return run.start + (offset - base) if run.literal else run.end
+
+    def piece(self, start: int, end: int, text: str, sep: str = "\n") -> Piece:
+        return Piece(text, self.raw_start(start), self.raw_end(end), sep=sep)
+
+    def words(self) -> list[Piece]:
+        return [self.piece(m.start(), m.end(), m.group(), sep=" ") for m in _WORD.finditer(self.text)]
+
+
+def _visible(node: Tag | NavigableString) -> list[NavigableString]:
+    """Text nodes a reader sees (comments, scripts, styles are other string types)."""
+    if isinstance(node, NavigableString):
+        return [node] if type(node) is NavigableString else []
+    return [s for s in node.descendants if type(s) is NavigableString]
+
+
+def _is_block(node: object) -> bool:
+    return isinstance(node, Tag) and (node.name in _HTML_BLOCKS or node.find(_HTML_BLOCKS) is not None)
+
+
+def _html_paragraph(soup: _PositionedSoup, strings: Sequence[NavigableString]) -> Block | None:
+    words = _MappedText(soup, strings, " ").words()
+    if not words:
+        return None
+    return _block("paragraph", _sentences(words, None), " ".join(w.text for w in words))
+
+
+_MAX_LIST_DEPTH = 20  # deeper lists are flattened into their item's text (bounded recursion)
+
+
+def _html_list_lines(soup: _PositionedSoup, tag: Tag, depth: int = 0) -> list[Piece]:
+    """One piece per item: its text with a marker, nested lists indented below it."""
+    items: list[Piece] = []
+    number = 0
+    for child in tag.children:
+        is_item = isinstance(child, Tag) and child.name == "li"
+        number += is_item
+        lines: list[Piece] = []
+        inline: list[NavigableString] = []
+
+        def flush() -> None:
+            words = _MappedText(soup, inline, " ").words()
+            if words:
+                lines.append(Piece(" ".join(w.text for w in words), words[0].start, words[-1].end))
+            inline.clear()
+
+        for node in (child.children if is_item else [child]):
+            if isinstance(node, Tag) and node.name in _HTML_LISTS and depth < _MAX_LIST_DEPTH:
+                flush()
+                lines.extend(_html_list_lines(soup, node, depth + 1))
             else:
-                walk(child)
+                inline.extend(_visible(node))
+        flush()
+        if not lines:
+            continue
+        marker = (f"{number}." if tag.name == "ol" else "-") if is_item else ""
+        first = lines[0]
+        text = "  " * depth + (f"{marker} " if marker else "") + first.text
+        rest = [line.text if line.text.startswith("  ") and line is not first else "  " * (depth + 1) + line.text
+                for line in lines[1:]]
+        items.append(Piece("\n".join([text, *rest]), first.start, max(line.end for line in lines)))
+    return items
 
-    walk(soup)
-    pending.sort(key=lambda item: item[1])  # loose text is placed by its parent's start
+
+def _html_table(soup: _PositionedSoup, tag: Tag) -> Block | None:
+    """Rows as ``| a | b |`` lines; a nested table is flattened into its cell.
+    Text in the table outside any row (a caption) becomes a row of its own."""
+    rows: list[tuple[object, list[tuple[object, list[NavigableString]]]]] = []
+    for string in _visible(tag):
+        row: object = None
+        cell: object = None
+        for parent in string.parents:
+            if parent is tag:
+                break
+            if parent.name == "tr":
+                row = parent
+            elif parent.name in ("td", "th"):
+                cell = parent
+        row = row if row is not None else ("loose", cell)
+        cell = cell if cell is not None else string
+        if not rows or rows[-1][0] is not row:
+            rows.append((row, []))
+        cells = rows[-1][1]
+        if not cells or cells[-1][0] is not cell:
+            cells.append((cell, []))
+        cells[-1][1].append(string)
+    lines: list[Piece] = []
+    header = 0
+    for n, (row, cells) in enumerate(rows):
+        texts = [[w for w in _MappedText(soup, strings, " ").words()] for _, strings in cells]
+        words = [w for cell in texts for w in cell]
+        if not words:
+            continue
+        line = "| " + " | ".join(" ".join(w.text for w in cell) for cell in texts if cell) + " |"
+        lines.append(Piece(line, words[0].start, words[-1].end))
+        if len(lines) == 1 and isinstance(row, Tag):
+            header = int(row.find("th") is not None or tag.find("thead") is not None)
+    if not lines:
+        return None
+    return _block("table", lines, "\n".join(p.text for p in lines), header=header)
+
+
+def _html_code(soup: _PositionedSoup, tag: Tag) -> Block | None:
+    mapped = _MappedText(soup, _visible(tag), "")
+    lines = []
+    for match in re.finditer(r"[^\r\n]+", mapped.text):
+        stripped = match.group().strip()
+        if stripped:
+            offset = match.start() + match.group().index(stripped)
+            lines.append(mapped.piece(offset, offset + len(stripped), match.group().rstrip()))
+    if not lines:
+        return None
+    return _block("code", lines, mapped.text.strip("\n"))
+
+
+def _html_heading(soup: _PositionedSoup, tag: Tag) -> tuple[Block | None, list[object]]:
+    """A heading is its inline text; unclosed headings swallow what follows
+    (``<h1>T<p>…``), so the children from the first block on are returned to walk."""
+    children = list(tag.children)
+    first_block = next((n for n, c in enumerate(children) if _is_block(c)), len(children))
+    strings = [s for c in children[:first_block] for s in _visible(c)]
+    words = _MappedText(soup, strings, " ").words()
+    heading = None
+    if words:
+        heading = Block("heading", " ".join(w.text for w in words), words[0].start, words[-1].end,
+                        level=_HTML_HEADINGS[tag.name])
+    return heading, children[first_block:]
+
+
+def html_blocks(source: str) -> list[Block]:
+    soup = _PositionedSoup(source)
+    for tag in soup.find_all(lambda t: t.name in _HTML_SKIP or _hidden(t)):
+        if not tag.decomposed:
+            tag.decompose()
     blocks: list[Block] = []
-    for i, (kind, start, payload) in enumerate(pending):
-        end = pending[i + 1][1] if i + 1 < len(pending) else len(source)
-        end = max(end, start)
-        if kind == "heading":
-            blocks.append(Block("heading", payload["text"], start, end, level=payload["level"]))
-        elif kind == "list":
-            blocks.append(Block("list", "\n".join(payload["parts"]), start, end, parts=tuple(payload["parts"])))
-        elif kind == "table":
-            header, rows = payload["header"], payload["parts"]
-            text = "\n".join(([header] if header else []) + rows)
-            blocks.append(Block("table", text, start, end, header=header, parts=tuple(rows)))
-        elif kind == "code":
-            blocks.append(Block("code", payload["text"], start, end, parts=tuple(payload["text"].splitlines())))
+    inline: list[NavigableString] = []
+
+    def flush() -> None:
+        paragraph = _html_paragraph(soup, inline)
+        if paragraph:
+            blocks.append(paragraph)
+        inline.clear()
+
+    # Iterative, not recursive: deeply nested markup must not exhaust the stack.
+    stack: list[Iterator[object]] = [iter(list(soup.children))]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+            flush()
+            continue
+        if not _is_block(child):  # text, or an inline element with no block inside
+            inline.extend(_visible(child))  # type: ignore[arg-type]
+            continue
+        flush()
+        assert isinstance(child, Tag)
+        block: Block | None = None
+        if child.name in _HTML_HEADINGS:
+            block, rest = _html_heading(soup, child)
+            stack.append(iter(rest))
+        elif child.name in _HTML_LISTS:
+            items = _html_list_lines(soup, child)
+            block = _block("list", items, "\n".join(p.text for p in items)) if items else None
+        elif child.name == "table":
+            block = _html_table(soup, child)
+        elif child.name == "pre":
+            block = _html_code(soup, child)
+        elif child.name in _HTML_LEAVES:
+            block = _html_paragraph(soup, _visible(child))
         else:
-            blocks.append(Block("paragraph", payload["text"], start, end))
+            stack.append(iter(list(child.children)))
+        if block:
+            blocks.append(block)
     return blocks
 
+
+# --- plain text -------------------------------------------------------------------
 
 _LIST_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
 
+def _paragraph_lines(source: str) -> Iterator[list[Piece]]:
+    """Runs of non-blank lines separated by blank lines."""
+    run: list[Piece] = []
+    cursor = 0
+    for match in [*_LINE_BREAK.finditer(source), None]:
+        stop = match.start() if match else len(source)
+        line = source[cursor:stop]
+        if line.strip():
+            lead = len(line) - len(line.lstrip())
+            text = line.strip()
+            run.append(Piece(text, cursor + lead, cursor + lead + len(text)))
+        elif run:
+            yield run
+            run = []
+        cursor = match.end() if match else len(source)
+    if run:
+        yield run
+
+
 def text_blocks(source: str) -> list[Block]:
     """Plain text: blank lines separate paragraphs; a run of lines that all
-    start with a bullet or number is a list."""
+    start with a bullet or number is a list (after its lead-in lines, if any)."""
     blocks: list[Block] = []
-    for match in re.finditer(r"\S(?:.*\S)?(?:\n[ \t]*\S.*)*", source):
-        text = match.group(0).strip()
-        lines = text.splitlines()
-        start = match.start()
-        if all(_LIST_LINE.match(line) for line in lines):
-            blocks.append(Block("list", text, start, match.end(), parts=tuple(lines)))
-            continue
-        # A paragraph whose last lines are a list: split into lead-in + list.
-        first_item = next((n for n, line in enumerate(lines) if _LIST_LINE.match(line)
-                           and all(_LIST_LINE.match(rest) for rest in lines[n:])), None)
+    for lines in _paragraph_lines(source):
+        first_item = next((n for n in range(len(lines))
+                           if all(_LIST_LINE.match(line.text) for line in lines[n:])), len(lines))
         if first_item:
-            lead = "\n".join(lines[:first_item])
-            rest = "\n".join(lines[first_item:])
-            rest_start = start + text.index(rest, len(lead))
-            blocks.append(Block("paragraph", lead.strip(), start, start + len(lead.rstrip())))
-            blocks.append(Block("list", rest, rest_start, match.end(), parts=tuple(lines[first_item:])))
-        else:
-            blocks.append(Block("paragraph", text, start, match.end()))
+            start, end = lines[0].start, lines[first_item - 1].end
+            words = _verbatim_words(source, start, end)
+            blocks.append(_block("paragraph", _sentences(words, source), source[start:end]))
+        if first_item < len(lines):
+            items = lines[first_item:]
+            blocks.append(_block("list", items, source[items[0].start:items[-1].end]))
     return blocks
 
 
@@ -304,17 +592,10 @@ PARSERS: dict[str, Callable[[str], list[Block]]] = {
     "html": html_blocks,
     "text": text_blocks,
 }
+VERBATIM_FORMATS = {"markdown", "text"}
 
 
 # --- grouping and packing ------------------------------------------------------
-
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=\S)")
-
-
-def _last_sentence(text: str) -> str:
-    sentences = _SENTENCE_END.split(text.strip())
-    return sentences[-1] if sentences else text
-
 
 def _is_lead_in(block: Block) -> bool:
     return block.kind == "paragraph" and block.text.rstrip().endswith(":")
@@ -322,7 +603,7 @@ def _is_lead_in(block: Block) -> bool:
 
 def _sections(blocks: list[Block]) -> Iterator[tuple[tuple[str, ...], list[_Unit]]]:
     """Yield (heading path, units) per section; a lead-in paragraph joins the
-    list or table right after it."""
+    list or table right after it, and its last sentence is what a split repeats."""
     path: list[tuple[int, str]] = []
     units: list[_Unit] = []
     i = 0
@@ -336,77 +617,80 @@ def _sections(blocks: list[Block]) -> Iterator[tuple[tuple[str, ...], list[_Unit
             path.append((block.level, block.text))
             i += 1
             continue
+        header = block.parts[:block.header]
         following = blocks[i + 1] if i + 1 < len(blocks) else None
         if _is_lead_in(block) and following is not None and following.kind in ("list", "table"):
-            units.append(_Unit(following.kind, f"{block.text}\n{following.text}", block.start,
-                               following.end, lead_in=_last_sentence(block.text),
-                               parts=following.parts, header=following.header))
+            header = following.parts[:following.header]
+            units.append(_Unit(following.kind, [*block.parts, *following.parts],
+                               context=(block.parts[-1], *header)))
             i += 2
             continue
-        units.append(_Unit(block.kind, block.text, block.start, block.end,
-                           parts=block.parts, header=block.header))
+        units.append(_Unit(block.kind, list(block.parts), context=header))
         i += 1
     if units:
         yield tuple(title for _, title in path), units
 
 
-def _pieces(unit: _Unit, count: TokenCounter, max_tokens: int) -> list[_Unit]:
-    """Split a unit that is over the limit along its own structure."""
-    if count(unit.text) <= max_tokens:
-        return [unit]
-    if unit.kind in ("list", "table") and len(unit.parts) > 1:
-        prefix = "\n".join(p for p in (unit.lead_in, unit.header) if p)
-        return _pack_parts(unit, list(unit.parts), prefix, count, max_tokens)
-    if unit.kind == "code" and len(unit.parts) > 1:
-        return _pack_parts(unit, list(unit.parts), "", count, max_tokens)
-    sentences = _SENTENCE_END.split(unit.text)
-    if len(sentences) > 1:
-        return _pack_parts(_Unit("paragraph", unit.text, unit.start, unit.end, joiner=" "),
-                           sentences, "", count, max_tokens)
-    words = unit.text.split(" ")
-    if len(words) > 1:
-        return _pack_parts(_Unit(unit.kind, unit.text, unit.start, unit.end, joiner=" "),
-                           words, "", count, max_tokens)
-    return [unit]  # one enormous token run: nothing sensible left to cut
+class _Packer:
+    """Builds chunk text from parts: verbatim slices of ``source`` for
+    Markdown and plain text, the parts' own (extracted) text for HTML."""
+
+    def __init__(self, source: str, verbatim: bool, count: TokenCounter, max_tokens: int) -> None:
+        self.source, self.verbatim, self.count, self.max_tokens = source, verbatim, count, max_tokens
+
+    def own(self, parts: Sequence[Piece]) -> str:
+        if self.verbatim:
+            return self.source[parts[0].start:parts[-1].end]
+        return parts[0].text + "".join(p.sep + p.text for p in parts[1:])
+
+    def text(self, units: Sequence[_Unit]) -> str:
+        repeat = "".join(p.text + "\n" for p in units[0].repeat)
+        if self.verbatim:
+            return repeat + self.source[units[0].parts[0].start:units[-1].parts[-1].end]
+        return repeat + "\n\n".join(self.own(u.parts) for u in units)
+
+    def words(self, sentence: Piece) -> list[Piece]:
+        if self.verbatim:
+            return _verbatim_words(self.source, sentence.start, sentence.end)
+        return list(sentence.words)
+
+    def pieces(self, unit: _Unit) -> list[_Unit]:
+        """Split a unit that is over the limit between its parts; only a
+        sentence over the limit by itself is cut further, between words."""
+        if self.count(self.own(unit.parts)) <= self.max_tokens:
+            return [unit]
+        parts: list[Piece] = []
+        for part in unit.parts:
+            if part.divisible and self.count(part.text) > self.max_tokens:
+                parts.extend(self.words(part))
+            else:
+                parts.append(part)
+        out: list[_Unit] = []
+        for part in parts:
+            if out:
+                candidate = _Unit(unit.kind, [*out[-1].parts, part], repeat=out[-1].repeat)
+                if self.count(self.text([candidate])) <= self.max_tokens:
+                    out[-1] = candidate
+                    continue
+            repeat = tuple(c for c in unit.context if c.end <= part.start)
+            out.append(_Unit(unit.kind, [part], repeat=repeat))
+        return out
 
 
-def _pack_parts(unit: _Unit, parts: list[str], prefix: str, count: TokenCounter,
-                max_tokens: int) -> list[_Unit]:
-    """Greedily pack ``parts`` (rows, items, lines, sentences) under the limit,
-    each piece starting with ``prefix`` (a repeated header or lead-in). Pieces
-    get proportional character spans inside the unit's span."""
-    pieces: list[list[str]] = [[]]
-    for part in parts:
-        candidate = pieces[-1] + [part]
-        body = unit.joiner.join(candidate)
-        text = f"{prefix}\n{body}" if prefix else body
-        if pieces[-1] and count(text) > max_tokens:
-            pieces.append([part])
-        else:
-            pieces[-1] = candidate
-    out: list[_Unit] = []
-    total = sum(len(p) for p in parts) or 1
-    cursor = unit.start
-    width = unit.end - unit.start
-    for n, piece in enumerate(pieces):
-        body = unit.joiner.join(piece)
-        end = unit.end if n == len(pieces) - 1 else cursor + round(width * sum(len(p) for p in piece) / total)
-        out.append(_Unit(unit.kind, f"{prefix}\n{body}" if prefix else body, cursor, end))
-        cursor = end
-    return out
-
-
-def chunk_blocks(blocks: list[Block], *, count: TokenCounter, max_tokens: int,
-                 title: str = "") -> list[ChunkDraft]:
+def chunk_blocks(blocks: list[Block], *, count: TokenCounter, max_tokens: int, title: str = "",
+                 source: str = "", verbatim: bool = False) -> list[ChunkDraft]:
+    """Pack blocks into chunks; ``verbatim`` (with ``source``) makes chunk text
+    the source slice of its span rather than the blocks' extracted text."""
+    packer = _Packer(source, verbatim, count, max_tokens)
     drafts: list[ChunkDraft] = []
     for path, units in _sections(blocks):
-        pieces = [piece for unit in units for piece in _pieces(unit, count, max_tokens)]
+        pieces = [piece for unit in units if unit.parts for piece in packer.pieces(unit)]
         group: list[_Unit] = []
 
         def flush() -> None:
             if not group:
                 return
-            text = "\n\n".join(u.text for u in group)
+            text = packer.text(group)
             kinds = {u.kind for u in group}
             drafts.append(ChunkDraft(
                 position=len(drafts) + 1,
@@ -414,13 +698,16 @@ def chunk_blocks(blocks: list[Block], *, count: TokenCounter, max_tokens: int,
                 heading_path=path or ((title,) if title else ()),
                 text=text,
                 token_count=count(text),
-                char_start=group[0].start,
-                char_end=group[-1].end,
+                char_start=group[0].parts[0].start,
+                char_end=group[-1].parts[-1].end,
+                repeated=tuple((p.start, p.end) for p in group[0].repeat),
+                parts=sum(len(u.parts) for u in group),
             ))
             group.clear()
 
         for piece in pieces:
-            if group and count("\n\n".join([*(u.text for u in group), piece.text])) > max_tokens:
+            # A piece that repeats a lead-in or header opens its own chunk.
+            if group and (piece.repeat or count(packer.text([*group, piece])) > max_tokens):
                 flush()
             group.append(piece)
         flush()
@@ -435,11 +722,11 @@ def chunk_document(content: str, fmt: str, *, count: TokenCounter, max_tokens: i
         parse = PARSERS[fmt]
     except KeyError:
         raise ChunkingError(f"format tidak dikenal: {fmt!r} (pilih markdown, html atau text)") from None
-    drafts = chunk_blocks(parse(content), count=count, max_tokens=max_tokens, title=title)
+    drafts = chunk_blocks(parse(content), count=count, max_tokens=max_tokens, title=title,
+                          source=content, verbatim=fmt in VERBATIM_FORMATS)
     if not drafts:
         raise ChunkingError("dokumen tidak berisi teks yang bisa diindeks")
     return drafts
-
 
 
 def has_text(content: str, fmt: str) -> bool:

@@ -14,7 +14,7 @@ from datetime import date
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .ingestion import RevisionInput
 from .models import RelationType, SourceType
@@ -54,6 +54,21 @@ class ManifestEntry(BaseModel):
     groups: list[str] = Field(default_factory=list)
     public: bool = False
     relations: list[RelationEntry] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _storable(self) -> ManifestEntry:
+        # PostgreSQL text cannot hold NUL, and a lone surrogate ("\ud800" in
+        # JSON) cannot be encoded at all: refuse such a line here, not at insert.
+        strings = [self.doc_id, self.title, self.content, self.url, *self.groups,
+                   *(r.target for r in self.relations)]
+        for value in strings:
+            if "\x00" in value:
+                raise ValueError("berisi byte NUL")
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError("berisi karakter Unicode yang tidak sah (surrogate tunggal)") from None
+        return self
 
     @field_validator("content")
     @classmethod
@@ -104,7 +119,8 @@ def _describe(error: ValidationError) -> str:
 
 
 def read_manifest(path: Path) -> Iterator[ManifestEntry | InputProblem]:
-    """Yield each line of a JSONL manifest as an entry, or as the problem with it."""
+    """Yield each line of a JSONL manifest as an entry, or as the problem with it.
+    Blank lines are skipped; every other line yields exactly one item."""
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             where = f"{path.name} baris {number}"
@@ -116,10 +132,18 @@ def read_manifest(path: Path) -> Iterator[ManifestEntry | InputProblem]:
                 yield InputProblem(where, f"bukan UTF-8 yang valid (byte 0x{raw[exc.start]:02x} "
                                           f"di kolom {exc.start + 1})")
                 continue
+            if number == 1:  # a BOM (Windows editors write one) belongs to the file, not the line
+                line = line.removeprefix("\ufeff")
             try:
                 payload = json.loads(line)
             except json.JSONDecodeError as exc:
                 yield InputProblem(where, f"JSON tidak valid: {exc.msg} (kolom {exc.colno})")
+                continue
+            except RecursionError:
+                yield InputProblem(where, "JSON tidak valid: bersarang terlalu dalam")
+                continue
+            except ValueError as exc:  # e.g. an integer of more than 4300 digits
+                yield InputProblem(where, f"JSON tidak valid: {exc}")
                 continue
             if not isinstance(payload, dict):
                 yield InputProblem(where, "setiap baris harus berupa objek JSON")

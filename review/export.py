@@ -50,6 +50,10 @@ def answer_export_markdown(*, answer: Answer, contract: AnswerContract, claims: 
     return "\n".join(lines) + "\n"
 
 
+_MARKUP = str.maketrans({c: "\\" + c for c in "\\`*_[]<>!|#"})
+
+
 def _one_line(text: str) -> str:
-    """Keep quoted text from opening Markdown structure of its own."""
-    return " ".join((text or "").split())
+    """Quoted text stays text: on one line, with the characters that would
+    open Markdown or HTML of its own (links, images, tags) escaped."""
+    return " ".join((text or "").split()).translate(_MARKUP)

@@ -23,6 +23,11 @@ def index_revision(self, revision_id: int, force: bool = False) -> str:  # noqa:
         logger.info("revision %s no longer exists; nothing to index", revision_id)
         return "gone"
     except ServiceError as exc:
+        if not exc.transient:
+            # Already recorded as failed by the service (a 4xx, a malformed
+            # reply). Retrying only flipped the revision back to indexing
+            # five more times over 2½ minutes before failing it again.
+            return RevisionStatus.FAILED
         if self.request.retries >= self.max_retries:
             ingestion.mark_failed(revision_id=revision_id, message=f"{exc} (menyerah setelah "
                                   f"{self.max_retries + 1} percobaan)")

@@ -47,10 +47,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def stop_process(process: subprocess.Popen, *, grace: float = 10.0) -> None:
-    """SIGTERM, then SIGKILL to the process group we created for it."""
+def stop_process(process: subprocess.Popen, *, grace: float = 10.0, sig: int = signal.SIGTERM) -> None:
+    """``sig``, then SIGKILL to the process group we created for it."""
     if process.poll() is None:
-        process.terminate()
+        process.send_signal(sig)
         try:
             process.wait(timeout=grace)
         except subprocess.TimeoutExpired:
@@ -293,30 +293,37 @@ class Worker:
         return found
 
 
+def launch_worker(log: Path, env: dict[str, str] | None = None) -> Worker:
+    """Start a worker against the test database and this process's broker
+    (the caller stops it with ``stop_worker``, and waits for it to be ready)."""
+    full_env = {**os.environ, "DATABASE_URL": subprocess_database_url(), "REDIS_URL": celery_app.conf.broker_url,
+                "NALARKU_LOG_LEVEL": "INFO", **(env or {})}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "nalarku_site", "worker", "-P", "prefork", "-c", "1",
+         "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO", "--logfile", str(log)],
+        cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    return Worker(process, log)
+
+
+def stop_worker(worker: Worker) -> None:
+    # Cold shutdown: a warm one waits for a task held on a blocked server.
+    stop_process(worker.process, grace=5, sig=signal.SIGQUIT)
+
+
 @pytest.fixture
 def start_worker(tmp_path: Path) -> Iterator[Callable[..., Worker]]:
-    """Start real prefork workers against the test database and this
-    process's broker; every one is stopped at teardown."""
+    """Start real prefork workers; every one is stopped at teardown."""
     started: list[Worker] = []
 
     def start(env: dict[str, str] | None = None, *, name: str = "worker") -> Worker:
-        log = tmp_path / f"{name}.log"
-        full_env = {**os.environ, "DATABASE_URL": subprocess_database_url(), "REDIS_URL": celery_app.conf.broker_url,
-                    "NALARKU_LOG_LEVEL": "INFO", **(env or {})}
-        process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "nalarku_site", "worker", "-P", "prefork", "-c", "1",
-             "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO",
-             "-n", f"{name}-{os.getpid()}@%h", "--logfile", str(log)],
-            cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
-        worker = Worker(process, log)
+        worker = launch_worker(tmp_path / f"{name}.log", env)
         started.append(worker)
         worker.wait_log(r"ready\.", timeout=60)
         return worker
 
     yield start
     for worker in started:
-        stop_process(worker.process)
+        stop_worker(worker)
 
 
 # --- the archive's invariants ------------------------------------------------------------

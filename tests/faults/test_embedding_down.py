@@ -61,3 +61,73 @@ def test_search_falls_back_to_lexical_and_says_so(indexed, settings, model_serve
     body = response.json()
     assert body["degraded"] == ["semantic_unavailable"] and body["mode"] == "lexical"
     assert [h["evidence_id"] for h in body["results"]] == ["P1:r1:p1"]
+
+
+RETRY = r"index_revision\[[^\]]+\] retry: Retry in (\d+)s"
+
+
+def lexical_ids(query: str) -> list[str]:
+    return [h.evidence_id for h in search(query, None, mode="lexical", expand=False).results]
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_ingestion_retries_with_backoff_then_indexes(indexed, model_server, private_redis, start_worker):
+    model_server.stop()
+    worker = start_worker(embedding_env(model_server))
+    second = revision_submit(data=doc("P1", PUBLIC + "\n\nDengan ANC: 26 jam.", public=True)).revision
+
+    first_retry = worker.wait_log(RETRY, timeout=30)
+    assert [m.group(1) for m in first_retry] == ["5"]
+    second.refresh_from_db()
+    # A transient failure: back to pending with the error kept, nothing half-written.
+    assert second.status == "pending" and "Ollama: tidak dapat dihubungi" in second.error
+    assert not Chunk.objects.filter(revision=second).exists()
+    assert lexical_ids("baterai LX-700BT") == ["P1:r1:p1"]  # revision 1 keeps serving
+
+    retries = worker.wait_log(RETRY, count=2, timeout=30)
+    assert [m.group(1) for m in retries] == ["5", "10"]  # 5 · 2^retries
+    model_server.start()  # back, on the same port
+
+    assert wait_for(lambda: Revision.objects.get(pk=second.pk).status == "active", timeout=30), worker.log_text()
+    second.refresh_from_db()
+    assert second.attempts == 3 and second.error == ""
+    assert Revision.objects.get(document__key="P1", number=1).status == "superseded"
+    assert assert_indexed_once(second.pk) == 1
+    assert [h.evidence_id for h in search("baterai ANC", None, expand=False).results] == ["P1:r2:p1"]
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_ingestion_marked_failed_after_the_last_retry(indexed, model_server, private_redis, start_worker):
+    model_server.stop()
+    worker = start_worker(embedding_env(model_server))
+    second = revision_submit(data=doc("P1", PUBLIC + "\n\nDengan ANC: 26 jam.", public=True),
+                             enqueue=False).revision
+    # The delivery that follows five retries (waiting 5+10+20+40+80 s for it
+    # would be the same message with this header).
+    index_revision.apply_async((second.pk,), retries=index_revision.max_retries)
+
+    assert wait_for(lambda: Revision.objects.get(pk=second.pk).status == "failed", timeout=30), worker.log_text()
+    second.refresh_from_db()
+    assert "Ollama: tidak dapat dihubungi" in second.error and "menyerah setelah 6 percobaan" in second.error
+    assert not Chunk.objects.filter(revision=second).exists()
+    worker.wait_log(r"index_revision\[[^\]]+\] succeeded in [\d.]+s: 'failed'", timeout=10)
+    assert "retry:" not in worker.log_text()
+    first = Revision.objects.get(document__key="P1", number=1)
+    assert first.status == "active" and first.document.current_revision_id == first.pk
+    assert lexical_ids("baterai LX-700BT") == ["P1:r1:p1"]
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_permanent_embedding_error_fails_at_once(indexed, model_server, private_redis, start_worker):
+    model_server.mode = "bad_request"  # HTTP 400: retrying cannot help
+    worker = start_worker(embedding_env(model_server))
+    second = revision_submit(data=doc("P1", PUBLIC + "\n\nDengan ANC: 26 jam.", public=True)).revision
+
+    outcome = worker.wait_log(r"index_revision\[[^\]]+\] (succeeded in [\d.]+s: '\w+'|retry)", timeout=30)
+    assert outcome[0].group(1).endswith("'failed'"), worker.log_text()
+    second.refresh_from_db()
+    assert second.status == "failed" and second.attempts == 1 and "Ollama: HTTP 400" in second.error
+    assert Revision.objects.get(document__key="P1", number=1).status == "active"

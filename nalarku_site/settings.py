@@ -49,7 +49,6 @@ X_FRAME_OPTIONS = "DENY"
 # Behind a TLS-terminating proxy that sets X-Forwarded-Proto (gunicorn behind nginx).
 if env_bool("NALARKU_BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-FORMS_URLFIELD_ASSUME_HTTPS = True  # Django 6's default, now: a bare host in a URL field means https
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("NALARKU_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [

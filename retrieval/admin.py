@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import models
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
@@ -98,6 +99,8 @@ class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
     fields = ("key", "title", "url", "source_type", "collection", "public", "groups", "current_revision",
               "created_at", "updated_at")
     inlines = [RevisionInline, RelationInline]
+    # Django 6's default, now: a bare host typed as the URL means https.
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     def scope(self, queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
         return queryset.filter(pk__in=Document.objects.visible_to(user).values("pk"))

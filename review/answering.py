@@ -94,6 +94,8 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
         if any(h.via_graph for h in cited):
             claim.flags.append("via_graph")
     status = _status(generation.draft, validated.claims, conflicts, chunks, as_of=as_of)
+    if status == AnswerStatus.ANSWERED and "planted_instruction_ignored" in degraded:
+        status = AnswerStatus.NEEDS_REVIEW  # the model was steered by a source: an editor looks
     missing = validated.missing
     if status == AnswerStatus.INSUFFICIENT_EVIDENCE and not missing:
         missing = [f"Bukti yang langsung menjawab: “{response.query}”"]

@@ -15,7 +15,7 @@ from retrieval.models import Document
 from retrieval.search import Hit
 
 from .contract import Claim, Conflict
-from .text import STATUS_LABELS, availability, mentions, sentences, stems
+from .text import STATUS_LABELS, availability, mentions, sentences, stems, without_instructions
 
 
 def current_revisions(chunks: list[Hit]) -> dict[str, int]:
@@ -42,7 +42,9 @@ def statements(chunks: list[Hit], claims: list[Claim], question: str) -> dict[st
         for evidence_id in claim.evidence_ids:
             cited.setdefault(evidence_id, []).append(claim.text)
     out = {e: " ".join(texts) for e, texts in cited.items()}
-    rest = [(h, sentences(h.text) or [h.text]) for h in chunks if h.evidence_id not in cited]
+    # A chunk with no sentence (a table, a list of fragments) speaks through
+    # its text — less any line addressed to a model, which asserts nothing.
+    rest = [(h, sentences(h.text) or [without_instructions(h.text)]) for h in chunks if h.evidence_id not in cited]
     flat = [question] + [s for _, group in rest for s in group]
     question_terms, *terms = stems(flat)
     start = 0

@@ -27,14 +27,26 @@ STOPWORDS = frozenset("""
 # sebelumnya …", "ignore previous instructions"): it is data to quote at
 # most, never a statement of the source, so it never becomes a claim.
 _INSTRUCTION = re.compile(
-    r"abaikan\s+(semua\s+|seluruh\s+)?(instruksi|perintah)|ignore\s+(all\s+)?(the\s+)?(previous|prior|above|earlier)"
-    r"\s+instructions|disregard\s+(all\s+|the\s+)?(previous|prior|above)|system\s+prompt|prompt\s+sistem|"
-    r"you\s+are\s+now\b|anda\s+sekarang\s+(adalah|dalam)|asisten\s+AI\s+yang\s+membaca|"
-    r"(catatan|pesan)\s+untuk\s+(asisten|model)\s+AI|note\s+to\s+(the\s+)?AI", re.I)
+    r"(abaikan|lupakan)\s+(semua\s+|seluruh\s+)?(instruksi|perintah|aturan)"
+    r"|(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|preceding)"
+    r"\s+(instructions|prompts?|rules)"
+    r"|system\s+prompt|prompt\s+sistem|you\s+are\s+now\b|anda\s+sekarang\s+(adalah|dalam)"
+    r"|asisten\s+AI\s+yang\s+membaca|(catatan|pesan|perintah|instruksi)\s+(untuk|bagi|kepada)\s+(asisten|model|AI)"
+    r"|(kepada|untuk|bagi)\s+(model\s+bahasa|model\s+AI|asisten\s+AI|chatbot|LLM)\b"
+    r"|note\s+to\s+(the\s+|any\s+)?(AI|assistant|language\s+model|LLM)"
+    r"|^\W*(system|assistant|user)\s*:|#+\s*(instruction|instruksi)|<\|im_(start|end)\|>"
+    r"|^\W*(jawab|jawablah|katakan|katakanlah|tuliskan|tulislah|sebutkan)\s+(saja\s+|hanya\s+)?(bahwa|dengan)"
+    r"|^\W*(answer|respond|reply|say|state|tell\s+the\s+user)\s+(only\s+)?(with|that)\b", re.I | re.M)
 
 
 def is_instruction(text: str) -> bool:
     return _INSTRUCTION.search(text) is not None
+
+
+def without_instructions(text: str) -> str:
+    """``text`` less its sentences addressed to a model: what a source
+    states, the only thing a claim may rest on."""
+    return "\n".join(piece for piece in _SENTENCE_END.split(plain(text)) if not is_instruction(piece))
 
 
 _MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")

@@ -7,6 +7,10 @@
   cites (``unsupported_fact``).
 - The claim must be close in meaning to the cited text and share its terms
   (``weak_support``), with thresholds calibrated on the demo archive.
+- Cited text addressed to a model ("abaikan instruksi sebelumnya …") is no
+  support: a claim whose facts or terms are found only there repeats a
+  planted instruction. It is dropped, and the answer says so
+  (``degraded: ["planted_instruction_ignored"]``) and goes to an editor.
 Any flag makes the answer ``needs_review``.
 """
 
@@ -23,7 +27,7 @@ from retrieval.http import ServiceError
 from retrieval.search import Hit
 
 from .contract import Claim, Draft
-from .text import fact_present, facts, sentences, stems
+from .text import fact_present, facts, sentences, stems, without_instructions
 
 logger = logging.getLogger(__name__)
 
@@ -60,14 +64,30 @@ def draft_validate(draft: Draft, chunks: list[Hit], *, policy: SupportPolicy | N
         claims.append(Claim(text=item.text.strip(), evidence_ids=known, flags=flags))
 
     degraded: list[str] = []
+    planted = [c for c in claims if _repeats_instructions(c, sent)]
+    if planted:
+        degraded.append("planted_instruction_ignored")
+        claims = [c for c in claims if c not in planted]
     if claims:
         _check_support(claims, sent, policy, provider, degraded)
     return Validated(claims, missing, degraded)
 
 
+def _repeats_instructions(claim: Claim, sent: dict[str, Hit]) -> bool:
+    raw = "\n".join(sent[e].text for e in claim.evidence_ids)
+    stated = without_instructions(raw)
+    if stated == raw:
+        return False
+    [claim_terms, raw_terms, stated_terms] = stems([claim.text, raw, stated])
+    lost_facts = any(fact_present(f, raw) and not fact_present(f, stated) for f in facts(claim.text))
+    # The claim shares more with the instructions than with what the source states.
+    leans_on_them = len(claim_terms & raw_terms) > len(claim_terms & stated_terms) * 1.5
+    return lost_facts or leans_on_them
+
+
 def _check_support(claims: list[Claim], sent: dict[str, Hit], policy: SupportPolicy,
                    provider: EmbeddingProvider | None, degraded: list[str]) -> None:
-    cited = ["\n".join(sent[e].text for e in c.evidence_ids) for c in claims]
+    cited = [without_instructions("\n".join(sent[e].text for e in c.evidence_ids)) for c in claims]
     for claim, text in zip(claims, cited, strict=True):
         if any(not fact_present(f, text) for f in facts(claim.text)):
             claim.flags.append("unsupported_fact")

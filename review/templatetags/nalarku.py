@@ -25,6 +25,7 @@ LABELS = {
     "generator_unavailable": "Model bahasa tidak tersedia — jawaban ekstraktif",
     "generator_repaired": "Keluaran model diperbaiki sekali",
     "generator_invalid_output": "Keluaran model tidak valid",
+    "planted_instruction_ignored": "Klaim yang mengulang instruksi tersembunyi di sumber dibuang",
     # conflict kinds
     "status": "status", "number": "angka", "date": "tanggal",
     # source types

@@ -18,6 +18,10 @@ test: install  ## the whole suite, on real PostgreSQL+pgvector, real Redis, real
 bench: install  ## benchmarks that print figures (see bench/README.md)
 	uv run --frozen python bench/ingest.py
 
+.PHONY: load
+load: install  ## load benchmark: 20 readers with tokens on gunicorn, /api/search + /api/ask (bench/README.md); LOAD_ARGS="--saturate"
+	uv run --frozen python bench/load.py $(LOAD_ARGS)
+
 report: install  ## evaluate the demo archive's set and write reports/report.{md,html} with plots
 	scripts/report.sh
 

@@ -6,9 +6,11 @@ with the error kept while the previous revision keeps serving."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
+from django.contrib.auth.models import Group, User
 from django.urls import reverse
 
 from retrieval.ingestion import RevisionInput, revision_index, revision_submit
@@ -72,10 +74,16 @@ def lexical_ids(query: str) -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_ingestion_retries_with_backoff_then_indexes(indexed, model_server, private_redis, start_worker):
+def test_ingestion_retries_with_backoff_and_gives_up_after_the_last_retry(
+        indexed, model_server, private_redis, start_worker):
     model_server.stop()
     worker = start_worker(embedding_env(model_server))
+    # P1 revision 2: saved and enqueued as usual, first delivery.
     second = revision_submit(data=doc("P1", PUBLIC + "\n\nDengan ANC: 26 jam.", public=True)).revision
+    # S1 revision 2: the delivery that follows five retries, with the header
+    # it would carry (waiting 5+10+20+40+80 s for it proves nothing more).
+    last = revision_submit(data=doc("S1", SECRET + "\n\nRevisi memo.", groups=["hukum"]), enqueue=False).revision
+    index_revision.apply_async((last.pk,), retries=index_revision.max_retries)
 
     first_retry = worker.wait_log(RETRY, timeout=30)
     assert [m.group(1) for m in first_retry] == ["5"]
@@ -85,8 +93,21 @@ def test_ingestion_retries_with_backoff_then_indexes(indexed, model_server, priv
     assert not Chunk.objects.filter(revision=second).exists()
     assert lexical_ids("baterai LX-700BT") == ["P1:r1:p1"]  # revision 1 keeps serving
 
+    # After the last retry: failed, the error kept, no retry scheduled, and
+    # the previous revision still serves.
+    assert wait_for(lambda: Revision.objects.get(pk=last.pk).status == "failed", timeout=30), worker.log_text()
+    last.refresh_from_db()
+    assert "Ollama: tidak dapat dihubungi" in last.error and "menyerah setelah 6 percobaan" in last.error
+    assert not Chunk.objects.filter(revision=last).exists()
+    previous = Revision.objects.get(document__key="S1", number=1)
+    assert previous.status == "active" and previous.document.current_revision_id == previous.pk
+    legal = User.objects.create_user("legal")
+    legal.groups.add(Group.objects.get(name="hukum"))
+    assert [h.evidence_id for h in search("cadangan Garuda", legal, mode="lexical", expand=False).results] \
+        == ["S1:r1:p1"]
+
     retries = worker.wait_log(RETRY, count=2, timeout=30)
-    assert [m.group(1) for m in retries] == ["5", "10"]  # 5 · 2^retries
+    assert [m.group(1) for m in retries] == ["5", "10"]  # 5 · 2^retries, and none for S1
     model_server.start()  # back, on the same port
 
     assert wait_for(lambda: Revision.objects.get(pk=second.pk).status == "active", timeout=30), worker.log_text()
@@ -95,28 +116,8 @@ def test_ingestion_retries_with_backoff_then_indexes(indexed, model_server, priv
     assert Revision.objects.get(document__key="P1", number=1).status == "superseded"
     assert assert_indexed_once(second.pk) == 1
     assert [h.evidence_id for h in search("baterai ANC", None, expand=False).results] == ["P1:r2:p1"]
-
-
-@pytest.mark.slow
-@pytest.mark.django_db(transaction=True)
-def test_ingestion_marked_failed_after_the_last_retry(indexed, model_server, private_redis, start_worker):
-    model_server.stop()
-    worker = start_worker(embedding_env(model_server))
-    second = revision_submit(data=doc("P1", PUBLIC + "\n\nDengan ANC: 26 jam.", public=True),
-                             enqueue=False).revision
-    # The delivery that follows five retries (waiting 5+10+20+40+80 s for it
-    # would be the same message with this header).
-    index_revision.apply_async((second.pk,), retries=index_revision.max_retries)
-
-    assert wait_for(lambda: Revision.objects.get(pk=second.pk).status == "failed", timeout=30), worker.log_text()
-    second.refresh_from_db()
-    assert "Ollama: tidak dapat dihubungi" in second.error and "menyerah setelah 6 percobaan" in second.error
-    assert not Chunk.objects.filter(revision=second).exists()
-    worker.wait_log(r"index_revision\[[^\]]+\] succeeded in [\d.]+s: 'failed'", timeout=10)
-    assert "retry:" not in worker.log_text()
-    first = Revision.objects.get(document__key="P1", number=1)
-    assert first.status == "active" and first.document.current_revision_id == first.pk
-    assert lexical_ids("baterai LX-700BT") == ["P1:r1:p1"]
+    assert len(re.findall(RETRY, worker.log_text())) == 2
+    assert Revision.objects.get(pk=last.pk).status == "failed"
 
 
 @pytest.mark.slow

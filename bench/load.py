@@ -524,6 +524,7 @@ def memory(samples: list[dict]) -> dict:
             "growth_first_to_last_third_mb": round(growth, 1),
             "growth_first_to_last_third": round(growth / head, 4),
             "flat_ok": growth / head <= GOAL_GROWTH, "workers": per_worker,
+            "series_mb_every_10_s": [round(v, 1) for v in totals[::10]],
             "worker_restarts": len(pids) - len(samples[0]["workers_kb"])}
 
 
@@ -583,6 +584,8 @@ def show(result: dict, args: argparse.Namespace) -> None:
           f"({100 * m['growth_first_to_last_third']:+.1f} %); master {m['master_mb']} MB; per worker "
           + ", ".join(f"{w['start_mb']}→{w['end_mb']}" for w in m["workers"].values())
           + (f"; {m['worker_restarts']} worker restarts" if m["worker_restarts"] else ""))
+    if len(m["series_mb_every_10_s"]) > 6:
+        print("RSS total every minute, MB: " + ", ".join(f"{v:.0f}" for v in m["series_mb_every_10_s"][::6]))
     c = result["cpu"]
     print(f"CPU, share of {os.cpu_count()} cores: gunicorn {c['gunicorn']} %, postgres {c['postgres']} %, "
           f"locust {c['locust']} %, other processes {c['other']} % (machine {c['machine']} %); "

@@ -150,6 +150,9 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("NALARKU_TASKS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# If Redis drops, running tasks are cancelled and redelivered at once rather
+# than after the visibility timeout (Celery 6's default).
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 # Fail fast when the broker is down at save time: the revision stays pending
 # and the sweep re-enqueues it, so nothing is lost by not waiting.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
@@ -170,6 +173,8 @@ NALARKU_EMBEDDING = {
     "api_key": os.environ.get("NALARKU_EMBEDDING_API_KEY", ""),
     "dimensions": int(os.environ.get("NALARKU_EMBEDDING_DIMENSIONS", "384")),
     "timeout": float(os.environ.get("NALARKU_EMBEDDING_TIMEOUT", "30")),
+    # A search waits this long for its query vector, once, before going lexical.
+    "query_timeout": float(os.environ.get("NALARKU_EMBEDDING_QUERY_TIMEOUT", "5")),
     "batch_size": int(os.environ.get("NALARKU_EMBEDDING_BATCH", "32")),
 }
 

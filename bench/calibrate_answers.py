@@ -31,11 +31,11 @@ from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 
 from retrieval.search import search  # noqa: E402
-from review.answering import hits_as_of  # noqa: E402
-from review.context import context_select  # noqa: E402
-from review.generators import candidates_score  # noqa: E402
+from review.answers.pipeline import hits_as_of  # noqa: E402
+from review.answers.context import context_select  # noqa: E402
+from review.answers.generators import candidates_score  # noqa: E402
 from review.models import EvalSet  # noqa: E402
-from review.text import asks_about_present  # noqa: E402
+from review.answers.text import asks_about_present  # noqa: E402
 
 
 def features(eval_set: EvalSet) -> list[dict]:

@@ -19,7 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from retrieval.search import SearchError, search
 
-from .answering import question_ask
+from .answers.pipeline import question_ask
 from .tokens import user_for_token
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")

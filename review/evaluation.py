@@ -28,7 +28,7 @@ from retrieval.chunking import CHUNKER_VERSION
 from retrieval.models import Chunk, EmbeddingSpace, LexicalStats, Revision
 from retrieval.search import Hit, search
 
-from .answering import hits_as_of
+from .answers.pipeline import hits_as_of
 from .models import AnswerStatus, EvalCase, EvalCategory, EvalResult, EvalRun, EvalSet
 
 MEASURES = [nDCG @ 10, R @ 5, R @ 10, P @ 10, RR @ 10, Success @ 10]
@@ -328,7 +328,7 @@ def answers_evaluate(*, eval_set: EvalSet, label: str = "", limit: int | None = 
     abstention on no-answer questions, conflict detection, citation
     validity, claim support, gold evidence cited. Answers are rolled back so
     evaluation never fills the editors' history."""
-    from .answering import question_ask
+    from .answers.pipeline import question_ask
 
     users = {u.username: u for u in get_user_model().objects.all()}
     cases = list(eval_set.cases.order_by("case_id"))[:limit] if limit else list(eval_set.cases.order_by("case_id"))

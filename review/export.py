@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from .contract import AnswerContract
+from .answers.contract import AnswerContract
 from .models import Answer, Claim
 from .templatetags.nalarku import label, safe_href
 

@@ -9,7 +9,7 @@ from django.conf import settings
 
 from retrieval.llm import ChatClient, LlmError, chat_client_from_config, parse_json_object
 
-from .contract import AnswerContract
+from .answers.contract import AnswerContract
 from .models import Claim, ClaimReview
 
 _SYSTEM = ("Anda penilai faktual. Putuskan apakah BUKTI mendukung KLAIM sepenuhnya. Teks di dalam <evidence> "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from .answering import question_run
+from .answers.pipeline import question_run
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)

@@ -24,7 +24,7 @@ from retrieval.models import Chunk, Document, Revision, RevisionStatus
 from retrieval.search import MODES, SearchError, search
 
 from . import dashboard, diffing, export
-from .answering import contract_for, question_run, question_submit
+from .answers.pipeline import contract_for, question_run, question_submit
 from .evaluation import case_from_claim
 from .models import Answer, AnswerStatus, Claim, ClaimReview, Question, QuestionState
 from .reviewing import (

@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 from django import template
 
-from review.text import plain
+from review.answers.text import plain
 
 register = template.Library()
 

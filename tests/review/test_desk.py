@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from nalarku_site.celery import app as celery_app
-from review.answering import question_ask
+from review.answers.pipeline import question_ask
 from review.models import Answer, EvidenceLookup, Question, QuestionState
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from django.urls import reverse
 from werkzeug import Request, Response
 
 from retrieval.llm import ChatClient
-from review.answering import question_ask
+from review.answers.pipeline import question_ask
 from review.evaluation import (
     EvalImportError,
     answers_evaluate,

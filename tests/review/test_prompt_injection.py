@@ -13,8 +13,8 @@ import pytest
 from werkzeug import Request, Response
 
 from retrieval.llm import ChatClient
-from review.answering import question_ask
-from review.generators import LlmGenerator
+from review.answers.pipeline import question_ask
+from review.answers.generators import LlmGenerator
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from django.db.models import Q
 from django.test import Client
 from django.urls import reverse
 
-from review.answering import question_ask
+from review.answers.pipeline import question_ask
 from review.models import Answer
 from review.tokens import token_issue
 

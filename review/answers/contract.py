@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .models import AnswerStatus
+from ..models import AnswerStatus
 
 StatusLiteral = Literal["answered", "needs_review", "insufficient_evidence"]
 

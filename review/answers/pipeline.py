@@ -26,7 +26,7 @@ from retrieval.search import Hit, search, timed
 
 from .context import ContextPolicy, context_select
 from .contract import AnswerContract, Claim, Conflict, Draft, Evidence
-from .freshness import conflicts_find, current_revisions, statements
+from .conflicts import conflicts_find, current_revisions, statements
 from .generators import (
     ExtractiveGenerator,
     Generation,
@@ -34,8 +34,8 @@ from .generators import (
     GeneratorUnavailable,
     generator_from_config,
 )
-from .models import Answer, AnswerStatus, ClaimEvidence, Question, QuestionState
-from .models import Claim as ClaimRow
+from ..models import Answer, AnswerStatus, ClaimEvidence, Question, QuestionState
+from ..models import Claim as ClaimRow
 from .text import asks_about_present
 from .validation import draft_validate
 
@@ -125,7 +125,7 @@ def question_submit(*, text: str, user: AbstractBaseUser, as_of: date | None = N
     page follows its stages. Raises ``SearchError`` for an invalid question."""
     from retrieval.search import validate
 
-    from .tasks import answer_question
+    from ..tasks import answer_question
 
     text = validate(text, k=1, pool=1, mode="hybrid")
     question = Question.objects.create(text=text, asked_by=user, as_of=as_of, category=category,

@@ -82,7 +82,7 @@ def sweep(rows: list[dict]) -> None:
     for accuracy, kept, declined, min_similarity, min_coverage in results[:8]:
         print(f"{accuracy:>9.3f}{kept:>7}/{len(answerable):<3}{declined:>5}/{len(refused):<4}"
               f"{min_similarity:>16.2f}{min_coverage:>14.2f}")
-    current = settings.NALARKU_EXTRACTIVE
+    current = settings.NALARKU_SENTENCE
     kept = sum(decide(r, current["min_similarity"], current["min_coverage"]) for r in answerable)
     declined = sum(not decide(r, current["min_similarity"], current["min_coverage"]) for r in refused)
     print(f"current settings (min_similarity {current['min_similarity']}, min_coverage {current['min_coverage']}): "

@@ -211,6 +211,11 @@ NALARKU_LLM = model_server("NALARKU_LLM", timeout=60)
 
 # Answers: the generator ("extractive" offline, or "ollama"/"openai" through
 # NALARKU_LLM) and the calibrated bars (see README, "Calibration").
+def _optional_float(name: str) -> float | None:
+    value = os.environ.get(name, "").strip()
+    return float(value) if value else None
+
+
 NALARKU_GENERATOR = os.environ.get("NALARKU_GENERATOR", "extractive")
 NALARKU_ANSWER_SEARCH_K = int(os.environ.get("NALARKU_ANSWER_SEARCH_K", "12"))
 NALARKU_CONTEXT = {
@@ -220,11 +225,28 @@ NALARKU_CONTEXT = {
     "max_chunks": int(os.environ.get("NALARKU_CONTEXT_MAX_CHUNKS", "8")),
     "per_revision": int(os.environ.get("NALARKU_CONTEXT_PER_REVISION", "2")),
 }
+# The answer engine (review/answers/): the trained scorer's artefact and its
+# status bars (unset: the values measured on IDK-MRC valid, in the artefact's
+# .json), and how claims are drawn from the scored units.
+NALARKU_ANSWERER = {
+    "artefact": os.environ.get("NALARKU_ANSWERER_ARTEFACT",
+                               str(BASE_DIR / "review" / "answers" / "artefact" / "answerer-v1.pkl")),
+    "refuse_below": _optional_float("NALARKU_ANSWER_REFUSE_BELOW"),
+    "answer_at": _optional_float("NALARKU_ANSWER_ANSWER_AT"),
+    "support_min": _optional_float("NALARKU_ANSWER_SUPPORT_MIN"),
+}
 NALARKU_EXTRACTIVE = {
-    "min_similarity": float(os.environ.get("NALARKU_EXTRACTIVE_MIN_SIMILARITY", "0.82")),
-    "strong_similarity": float(os.environ.get("NALARKU_EXTRACTIVE_STRONG_SIMILARITY", "0.86")),
-    "min_coverage": float(os.environ.get("NALARKU_EXTRACTIVE_MIN_COVERAGE", "0.2")),
-    "max_claims": int(os.environ.get("NALARKU_EXTRACTIVE_MAX_CLAIMS", "4")),
+    "max_claims": int(os.environ.get("NALARKU_EXTRACTIVE_MAX_CLAIMS", "3")),
+    "claim_ratio": float(os.environ.get("NALARKU_EXTRACTIVE_CLAIM_RATIO", "0.5")),
+    "same_fact": float(os.environ.get("NALARKU_EXTRACTIVE_SAME_FACT", "0.8")),
+}
+# The generator before the scorer, kept as a baseline and as the fallback
+# when the scorer cannot run (NALARKU_GENERATOR=sentence to use it).
+NALARKU_SENTENCE = {
+    "min_similarity": float(os.environ.get("NALARKU_SENTENCE_MIN_SIMILARITY", "0.82")),
+    "strong_similarity": float(os.environ.get("NALARKU_SENTENCE_STRONG_SIMILARITY", "0.86")),
+    "min_coverage": float(os.environ.get("NALARKU_SENTENCE_MIN_COVERAGE", "0.2")),
+    "max_claims": int(os.environ.get("NALARKU_SENTENCE_MAX_CLAIMS", "4")),
 }
 # LLM-as-judge for eval_answers (optional; same shape as NALARKU_LLM).
 NALARKU_JUDGE = model_server("NALARKU_JUDGE", timeout=60)

@@ -186,10 +186,14 @@ def document_key(collection: str, passage_id: str) -> str:
     return f"{key[:KEY_MAX - len(digest) - 1]}~{digest}"
 
 
-def passage_input(passage: Passage, *, collection: str, source_type: str = SourceType.ARTICLE) -> RevisionInput:
+def passage_input(passage: Passage, *, collection: str, source_type: str = SourceType.ARTICLE,
+                  id_as_title: bool = True) -> RevisionInput:
     """What a passage is stored as: a public plain-text document, titled by
-    its title (by its id when the dataset gives none)."""
-    return RevisionInput(key=document_key(collection, passage.id), title=(passage.title or passage.id)[:500],
+    its title (by its id when the dataset gives none, unless ``id_as_title``
+    is off: reading-comprehension paragraphs have no title, and an id would
+    only add noise to what is embedded and scored)."""
+    title = passage.title or (passage.id if id_as_title else "")
+    return RevisionInput(key=document_key(collection, passage.id), title=title[:500],
                          content=passage.text, format="text", source_type=source_type, public=True,
                          collection=collection)
 
@@ -221,13 +225,21 @@ def load_corpus(*, directory: Path, collection: str, limit: int | None = None,
     the same content and metadata are skipped without a query each; a passage
     left unindexed by an interrupted run is indexed now. Raises
     ``BeirFormatError`` before writing anything if the corpus is malformed."""
+    return load_passages(passages=read_corpus(directory, limit=limit), collection=collection,
+                         source_type=source_type, progress=progress)
+
+
+def load_passages(*, passages: list[Passage], collection: str, source_type: str = SourceType.ARTICLE,
+                  id_as_title: bool = True, progress: Progress | None = None) -> LoadResult:
+    """Load ``passages`` (from a BEIR corpus or any public dataset) into
+    ``collection`` and index them in this process, idempotently."""
     if not collection or collection == EDITORIAL:
-        raise ValueError("dataset BEIR harus dimuat ke koleksinya sendiri, bukan 'editorial'")
+        raise ValueError("dataset publik harus dimuat ke koleksinya sendiri, bukan 'editorial'")
     progress = progress or _passthrough
     started = time.perf_counter()
-    passages = read_corpus(directory, limit=limit)
     result = LoadResult(collection, passages=len(passages))
-    inputs = [passage_input(p, collection=collection, source_type=source_type) for p in passages]
+    inputs = [passage_input(p, collection=collection, source_type=source_type, id_as_title=id_as_title)
+              for p in passages]
     result.keys = {data.key: p.id for data, p in zip(inputs, passages, strict=True)}
 
     # One query tells which passages already serve exactly this content.

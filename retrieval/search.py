@@ -153,6 +153,8 @@ class SearchResponse:
     results: list[Hit]
     timings_ms: dict[str, float]
     degraded: list[str]
+    # The query's embedding, for the answer engine: a question is embedded once per ask.
+    vector: np.ndarray | None = field(default=None, repr=False)
 
     def as_dict(self) -> dict:
         return {"query": self.query, "mode": self.mode, "results": [h.as_dict() for h in self.results],
@@ -269,7 +271,7 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
     if expand and hits:
         with timed(timings, "expand"):
             hits += _expanded(hits, reader=reader, collection=collection, space=space, vector=vector)
-    return SearchResponse(query, mode_used, hits, timings, degraded)
+    return SearchResponse(query, mode_used, hits, timings, degraded, vector)
 
 
 def _reranked(query: str, hits: list[Hit], reranker: Reranker | None, threshold: float | None,

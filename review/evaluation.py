@@ -55,6 +55,7 @@ class CaseLine(BaseModel):
     as_of: date | None = None
     gold: list[GoldEntry] = Field(default_factory=list)
     expected_status: AnswerStatus
+    answers: list[str] = Field(default_factory=list)  # strings a correct claim must contain (any one)
     conflict: bool = False
     note: str = ""
 
@@ -84,8 +85,45 @@ def evalset_import(*, path: Path, name: str, description: str = "") -> tuple[Eva
     EvalCase.objects.bulk_create([EvalCase(
         eval_set=eval_set, case_id=line.id, question=line.question, category=line.category, username=line.user,
         as_of=line.as_of, gold=[g.model_dump(exclude_none=True) for g in line.gold],
-        expected_status=line.expected_status, conflict=line.conflict, note=line.note) for line in lines])
+        expected_status=line.expected_status, answers=line.answers, conflict=line.conflict,
+        note=line.note) for line in lines])
     return eval_set, len(lines)
+
+
+def evalset_import_squad(*, path: Path, name: str, collection: str,
+                         progress: Callable | None = None) -> tuple[EvalSet, int]:
+    """A SQuAD 2.0-format file (IDK-MRC) as an isolated public collection —
+    one document per paragraph, indexed like any other — and an evaluation
+    set of its questions: gold = the question's paragraph, answer keys = its
+    answer texts, expected ``insufficient_evidence`` for an unanswerable one."""
+    from retrieval.beir import document_key, load_passages
+
+    from .answers.training import squad_passages, squad_read
+
+    paragraphs = squad_read(path)
+    passages = squad_passages(paragraphs)
+    loaded = load_passages(passages=passages, collection=collection, id_as_title=False, progress=progress)
+    if loaded.failed:
+        raise EvalImportError(f"{path.name}: {len(loaded.failed)} paragraf gagal diindeks, mis. "
+                              f"{loaded.failed[0][0]}: {loaded.failed[0][1]}")
+    with transaction.atomic():
+        eval_set, _ = EvalSet.objects.update_or_create(
+            name=name, defaults={"description": f"SQuAD 2.0 {path.name}, koleksi {collection}",
+                                 "collection": collection})
+        eval_set.cases.filter(source_claim__isnull=True).delete()
+        cases = []
+        for n, paragraph in enumerate(paragraphs):
+            for qa in paragraph["qas"]:
+                impossible = bool(qa.get("is_impossible"))
+                cases.append(EvalCase(
+                    eval_set=eval_set, case_id=str(qa["id"])[:50], question=qa["question"][:2000],
+                    category=EvalCategory.NO_ANSWER if impossible else EvalCategory.OTHER,
+                    gold=[] if impossible else [{"document": document_key(collection, passages[n].id)}],
+                    answers=[] if impossible else list(dict.fromkeys(a["text"] for a in qa.get("answers", []))),
+                    expected_status=AnswerStatus.INSUFFICIENT_EVIDENCE if impossible else AnswerStatus.ANSWERED,
+                    note=f"SQuAD {path.name}"))
+        EvalCase.objects.bulk_create(cases)
+    return eval_set, len(cases)
 
 
 @transaction.atomic
@@ -113,7 +151,8 @@ def evalset_export_jsonl(*, eval_set: EvalSet, path: Path) -> int:
             out.write(json.dumps({"id": case.case_id, "question": case.question, "category": case.category,
                                   "user": case.username, "as_of": case.as_of.isoformat() if case.as_of else None,
                                   "gold": case.gold, "expected_status": case.expected_status,
-                                  "conflict": case.conflict, "note": case.note}, ensure_ascii=False) + "\n")
+                                  "answers": case.answers, "conflict": case.conflict, "note": case.note},
+                                 ensure_ascii=False) + "\n")
     return len(cases)
 
 
@@ -322,55 +361,112 @@ def runs_compare(*, a: EvalRun, b: EvalRun, measure: str = "nDCG@10") -> dict[st
 
 # --- answers ---------------------------------------------------------------------------
 
-def answers_evaluate(*, eval_set: EvalSet, label: str = "", limit: int | None = None,
-                     judge: object | None = None, progress: Callable[[int], None] | None = None) -> EvalRun:
-    """Ask every case as its user and measure the answers: status accuracy,
-    abstention on no-answer questions, conflict detection, citation
-    validity, claim support, gold evidence cited. Answers are rolled back so
-    evaluation never fills the editors' history."""
-    from .answers.pipeline import question_ask
+ANSWER_GENERATORS = ("sentence", "cosine", "extractive")
 
+
+def answers_evaluate(*, eval_set: EvalSet, label: str = "", limit: int | None = None,
+                     judge: object | None = None, generators: Iterable[str] = ANSWER_GENERATORS,
+                     progress: Callable[[int], None] | None = None) -> EvalRun:
+    """Ask every case as its user with each generator, side by side in one
+    run, and measure the answers by their content: the answer key in the
+    claims, refusals where there is no answer, ``answered`` without the
+    answer, conflicts found, citations valid, claims supported. Answers are
+    rolled back so evaluation never fills the editors' history."""
+    from .answers.generators import generator_from_config
+
+    generators = list(generators)
     users = {u.username: u for u in get_user_model().objects.all()}
     cases = list(eval_set.cases.order_by("case_id"))[:limit] if limit else list(eval_set.cases.order_by("case_id"))
     run = EvalRun.objects.create(kind="answers", label=label, eval_set=eval_set, config={
-        "generator": settings.NALARKU_GENERATOR, "context": settings.NALARKU_CONTEXT,
-        "extractive": settings.NALARKU_EXTRACTIVE, "support": settings.NALARKU_SUPPORT,
-        "chunker_version": CHUNKER_VERSION, "index": index_state("editorial"), "cases": len(cases),
+        "generators": generators, "context": settings.NALARKU_CONTEXT, "collection": eval_set.collection,
+        "extractive": settings.NALARKU_EXTRACTIVE, "answerer": settings.NALARKU_ANSWERER,
+        "sentence": settings.NALARKU_SENTENCE, "support": settings.NALARKU_SUPPORT,
+        "chunker_version": CHUNKER_VERSION, "index": index_state(eval_set.collection), "cases": len(cases),
         "judge": getattr(judge, "name", None)})
     rows = []
-    for case in cases:
-        with transaction.atomic():
-            started = time.perf_counter()
-            asked = question_ask(text=case.question, user=users.get(case.username), as_of=case.as_of)
-            contract = asked.contract
-            verdicts = judge.verdicts(contract, _texts(contract)) if judge else []
-            transaction.set_rollback(True)
-        cited = {e for c in contract.claims for e in c.evidence_ids}
-        units = {f"{contract.evidence[e].document}:r{contract.evidence[e].revision}" for e in cited} | cited
-        gold = gold_units(case.gold)
-        flags = [f for c in contract.claims for f in c.flags]
-        measures = {
-            "status_ok": float(contract.status == case.expected_status),
-            "abstained": float(contract.status == AnswerStatus.INSUFFICIENT_EVIDENCE),
-            "conflict_found": float(bool(contract.conflicts)),
-            "claims": len(contract.claims),
-            "citations_valid": float(cited <= set(contract.evidence)),
-            "ids_removed": sum(f == "evidence_removed" for f in flags),
-            "claims_supported": sum(not ({"unsupported_fact", "weak_support"} & set(c.flags)) for c in contract.claims),
-            "gold_cited": float(bool(gold & units)) if gold else None,
-            "judge_supported": sum(v for v in verdicts) if verdicts else None,
-        }
-        rows.append(EvalResult(run=run, case_id=case.case_id, mode="answer", category=case.category,
-                               candidates=sorted(cited), measures={**measures, "status": contract.status,
-                                                                   "expected": case.expected_status,
-                                                                   "expect_conflict": case.conflict},
-                               latency_ms=round((time.perf_counter() - started) * 1000, 1)))
-        if progress:
-            progress(1)
+    for name in generators:
+        generator = generator_from_config(name)
+        for case in cases:
+            rows.append(_answer_row(run, case, generator, users, judge if name == "extractive" else None,
+                                    eval_set.collection))
+            if progress:
+                progress(1)
     EvalResult.objects.bulk_create(rows)
-    run.metrics = _answer_metrics(rows)
+    run.metrics = {name: _answer_metrics([r for r in rows if r.mode == name]) for name in generators}
     run.save(update_fields=["metrics"])
     return run
+
+
+def _answer_row(run: EvalRun, case: EvalCase, generator: object, users: dict, judge: object | None,
+                collection: str) -> EvalResult:
+    from .answers.features import question_word
+    from .answers.pipeline import question_ask
+
+    with transaction.atomic():
+        started = time.perf_counter()
+        asked = question_ask(text=case.question, user=users.get(case.username), as_of=case.as_of,
+                             generator=generator, search_options={"collection": collection})
+        latency = (time.perf_counter() - started) * 1000
+        contract = asked.contract
+        timings = asked.answer.timings_ms
+        verdicts = judge.verdicts(contract, _texts(contract)) if judge else []
+        transaction.set_rollback(True)
+    cited = {e for c in contract.claims for e in c.evidence_ids}
+    units = {f"{contract.evidence[e].document}:r{contract.evidence[e].revision}" for e in cited} | cited
+    units |= {contract.evidence[e].document for e in cited}
+    gold = gold_units(case.gold)
+    flags = [f for c in contract.claims for f in c.flags]
+    refused = contract.status == AnswerStatus.INSUFFICIENT_EVIDENCE
+    no_answer = case.expected_status == AnswerStatus.INSUFFICIENT_EVIDENCE
+    holds = answer_in_claims(case.answers, [c.text for c in contract.claims]) if case.answers else None
+    if no_answer:
+        correct = refused
+    elif holds is not None:
+        correct = holds and not refused
+    else:
+        correct = not refused and (bool(gold & units) if gold else True)
+    measures = {
+        "status_ok": float(contract.status == case.expected_status),
+        "abstained": float(refused),
+        "answered": float(contract.status == AnswerStatus.ANSWERED),
+        "answer_in_claims": None if holds is None else float(holds and not refused),
+        "confident_wrong": float(contract.status == AnswerStatus.ANSWERED and (no_answer or holds is False)),
+        "decision_correct": float(correct),
+        "conflict_found": float(bool(contract.conflicts)),
+        "claims": len(contract.claims),
+        "citations_valid": float(cited <= set(contract.evidence)),
+        "ids_removed": sum(f == "evidence_removed" for f in flags),
+        "claims_supported": sum(not ({"unsupported_fact", "weak_support"} & set(c.flags)) for c in contract.claims),
+        "gold_cited": float(bool(gold & units)) if gold else None,
+        "judge_supported": sum(v for v in verdicts) if verdicts else None,
+        "answer_stage_ms": round(sum(timings.get(s, 0.0) for s in ANSWER_STAGES), 2),
+    }
+    return EvalResult(run=run, case_id=case.case_id, mode=generator.name, category=case.category,
+                      candidates=sorted(cited), latency_ms=round(latency, 1),
+                      measures={**measures, "status": contract.status, "expected": case.expected_status,
+                                "expect_conflict": case.conflict, "question_word": question_word(case.question)})
+
+
+# The answer stage: everything after retrieval and before saving.
+ANSWER_STAGES = ("context", "score", "generate", "validate")
+
+
+def normalise_answer(text: str) -> str:
+    """Lower case, punctuation and extra spaces removed (SQuAD's normalisation,
+    articles aside): "30 jam." and "30 Jam" match."""
+    import re
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = re.sub(r"[^\w\s]", " ", text)
+    return " ".join(text.split())
+
+
+def answer_in_claims(answers: list[str], claims: list[str]) -> bool:
+    """Any answer key occurs in any claim, as whole words."""
+    texts = [f" {normalise_answer(c)} " for c in claims]
+    keys = [normalise_answer(a) for a in answers if normalise_answer(a)]
+    return any(f" {k} " in t for k in keys for t in texts)
 
 
 def _texts(contract) -> dict[str, str]:  # noqa: ANN001
@@ -386,17 +482,35 @@ def _answer_metrics(rows: list[EvalResult]) -> dict:
     no_answer = [x for x in m if x["expected"] == AnswerStatus.INSUFFICIENT_EVIDENCE]
     answerable = [x for x in m if x["expected"] != AnswerStatus.INSUFFICIENT_EVIDENCE]
     claims = sum(x["claims"] for x in m)
-    by_category: dict[str, list[dict]] = {}
-    for row in rows:
-        by_category.setdefault(row.category, []).append(row.measures)
     judged = [x for x in m if x["judge_supported"] is not None]
     latencies = sorted(r.latency_ms for r in rows)
+    stage = sorted(x["answer_stage_ms"] for x in m)
+    flagged = [x for x in m if x["conflict_found"]]
+    expected = [x for x in m if x["expect_conflict"]]
+
+    def core(xs: list[dict]) -> dict:
+        yes = [x for x in xs if x["expected"] != AnswerStatus.INSUFFICIENT_EVIDENCE]
+        no = [x for x in xs if x["expected"] == AnswerStatus.INSUFFICIENT_EVIDENCE]
+        return {"cases": len(xs),
+                "answer_in_claims": _rate([x["answer_in_claims"] for x in yes if x["answer_in_claims"] is not None]),
+                "wrong_refusal_rate": _rate([x["abstained"] for x in yes]),
+                "refusal_rate_unanswerable": _rate([x["abstained"] for x in no]),
+                "answered_unanswerable": _rate([x["answered"] for x in no]),
+                "confident_wrong_rate": _rate([x["confident_wrong"] for x in xs]),
+                "decision_accuracy": _rate([x["decision_correct"] for x in xs])}
+
+    by_word: dict[str, list[dict]] = {}
+    by_category: dict[str, list[dict]] = {}
+    for row in rows:
+        by_word.setdefault(row.measures["question_word"], []).append(row.measures)
+        by_category.setdefault(row.category, []).append(row.measures)
     return {
-        "cases": len(rows),
+        **core(m),
         "status_accuracy": _rate([x["status_ok"] for x in m]),
         "abstention_accuracy": _rate([x["abstained"] for x in no_answer]),
         "false_abstention_rate": _rate([x["abstained"] for x in answerable]),
-        "conflict_recall": _rate([x["conflict_found"] for x in m if x["expect_conflict"]]),
+        "conflict_precision": _rate([x["expect_conflict"] for x in flagged]) if expected else None,
+        "conflict_recall": _rate([x["conflict_found"] for x in expected]),
         "conflict_false_alarm_rate": _rate([x["conflict_found"] for x in answerable if not x["expect_conflict"]]),
         "citation_validity": _rate([x["citations_valid"] for x in m if x["claims"]]),
         "ids_removed": sum(x["ids_removed"] for x in m),
@@ -404,12 +518,20 @@ def _answer_metrics(rows: list[EvalResult]) -> dict:
         "gold_cited_rate": _rate([x["gold_cited"] for x in m if x["gold_cited"] is not None]),
         "judge_faithfulness": (round(sum(x["judge_supported"] for x in judged) / max(sum(x["claims"] for x in judged), 1), 4)
                                if judged else None),
-        "by_category": {cat: {"cases": len(xs), "status_accuracy": _rate([x["status_ok"] for x in xs])}
+        "by_question_word": {w: core(xs) for w, xs in sorted(by_word.items())},
+        "by_category": {cat: {"cases": len(xs), "status_accuracy": _rate([x["status_ok"] for x in xs]),
+                              "decision_accuracy": _rate([x["decision_correct"] for x in xs])}
                         for cat, xs in sorted(by_category.items())},
-        "latency_ms": {"p50": round(statistics.median(latencies), 1) if latencies else None,
-                       "p95": round(latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))], 1)
-                       if latencies else None},
+        "latency_ms": _percentiles(latencies),
+        "answer_stage_ms": _percentiles(stage),
     }
+
+
+def _percentiles(ordered: list[float]) -> dict:
+    if not ordered:
+        return {"p50": None, "p95": None}
+    return {"p50": round(statistics.median(ordered), 1),
+            "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1)}
 
 
 # --- regression cases from review ----------------------------------------------------------

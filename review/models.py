@@ -187,6 +187,9 @@ class EvalSet(models.Model):
 
     name = models.SlugField(max_length=100, unique=True)
     description = models.TextField(blank=True)
+    collection = models.CharField(max_length=100, default="editorial",
+                                  help_text="Koleksi yang ditanyai: arsip redaksi, atau dataset publik yang dimuat "
+                                            "terpisah (eval_import --squad)")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -210,6 +213,8 @@ class EvalCase(models.Model):
     as_of = models.DateField(null=True, blank=True)
     gold = models.JSONField(default=list, help_text='[{"document": "D13", "revision": 3}] atau [{"chunk": "D13:r3:p1"}]')
     expected_status = models.CharField(max_length=30, choices=AnswerStatus.choices)
+    answers = models.JSONField(default=list, blank=True,
+                               help_text='Kunci jawaban: teks yang harus dimuat klaim yang benar, mis. ["30 jam"]')
     conflict = models.BooleanField(default=False, help_text="Sumber yang bertentangan harus terdeteksi")
     note = models.TextField(blank=True)
     source_claim = models.ForeignKey(Claim, null=True, blank=True, on_delete=models.SET_NULL,

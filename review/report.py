@@ -192,18 +192,23 @@ def _comparison_section() -> Section:
 
 
 def _answers_section() -> Section:
-    section = Section("Answer evaluation", "Newest eval_answers run per set.")
-    keys = ("status_accuracy", "abstention_accuracy", "false_abstention_rate", "conflict_recall",
-            "conflict_false_alarm_rate", "citation_validity", "claim_support_rate", "gold_cited_rate",
-            "judge_faithfulness")
+    section = Section("Answer evaluation", "Newest eval_answers run per set, every generator of the run side by "
+                      "side (sentence: the generator before the scorer; cosine: the closest unit, never refusing; "
+                      "extractive: the scored engine).")
+    keys = ("decision_accuracy", "answer_in_claims", "wrong_refusal_rate", "refusal_rate_unanswerable",
+            "answered_unanswerable", "confident_wrong_rate", "status_accuracy", "conflict_precision",
+            "conflict_recall", "citation_validity", "claim_support_rate", "gold_cited_rate")
     seen, rows = set(), []
     for run in EvalRun.objects.filter(kind="answers").select_related("eval_set").order_by("-created_at")[:50]:
         if _source(run) in seen:
             continue
         seen.add(_source(run))
-        rows.append([_source(run), f"#{run.pk}", str(run.metrics.get("cases"))]
-                    + ["—" if run.metrics.get(k) is None else f"{run.metrics[k]:.3f}" for k in keys])
-    section.tables.append(Table(["set", "run", "cases", *keys], rows))
+        # Runs before the side-by-side evaluation hold one generator's metrics at the top level.
+        by_generator = run.metrics if "cases" not in run.metrics else {run.config.get("generator", "?"): run.metrics}
+        for generator, metrics in by_generator.items():
+            rows.append([_source(run), f"#{run.pk}", generator, str(metrics.get("cases"))]
+                        + ["—" if metrics.get(k) is None else f"{metrics[k]:.3f}" for k in keys])
+    section.tables.append(Table(["set", "run", "generator", "cases", *keys], rows))
     return section
 
 

@@ -1,10 +1,17 @@
 """Freshness and conflicts among the evidence of one answer.
 
 Superseded evidence is flagged with the revision that serves now. Evidence
-from different documents or revisions that disagree — availability status
-(private preview vs tersedia untuk semua pelanggan), different numbers for
-the same quantity, different dates for the same event — is listed as a
-conflict with both dates; the two are never merged into one statement.
+from different documents or revisions that disagree is listed as a conflict
+with both sides' source types and dates, saying which is newer and which
+more authoritative; the two are never merged into one statement:
+
+- availability status (private preview vs tersedia untuk semua pelanggan);
+- numbers: the same quantity of the same subject only — the same unit, the
+  same attribute (the key of a field or table cell, or the words just before
+  the number: "waktu pemutaran 30 jam" and "waktu bicara 20 jam" are two
+  quantities, not a conflict) and no two different identifiers
+  (KR-220X vs KR-230) as subjects;
+- dates of the same event.
 """
 
 from __future__ import annotations
@@ -14,8 +21,21 @@ from itertools import combinations
 from retrieval.models import Document
 from retrieval.search import Hit
 
+from .context import AUTHORITY
 from .contract import Claim, Conflict
-from .text import STATUS_LABELS, availability, mentions, sentences, stems, without_instructions
+from .text import (
+    STATUS_LABELS,
+    availability,
+    facts,
+    mentions,
+    same_attribute,
+    stems,
+    without_instructions,
+)
+from .units import units_of
+
+SOURCE_LABELS = {"documentation": "dokumentasi resmi", "policy": "kebijakan", "spec": "spesifikasi produk",
+                 "announcement": "pengumuman", "transcript": "transkrip", "article": "artikel", "other": "lainnya"}
 
 
 def current_revisions(chunks: list[Hit]) -> dict[str, int]:
@@ -29,7 +49,26 @@ def current_revisions(chunks: list[Hit]) -> dict[str, int]:
 
 
 def _source(hit: Hit) -> str:
-    return f"{hit.document} r{hit.revision} ({hit.document_date or 'tanggal tidak diketahui'})"
+    return (f"{hit.document} r{hit.revision} ({SOURCE_LABELS.get(hit.source_type, hit.source_type)}, "
+            f"{hit.document_date or 'tanggal tidak diketahui'})")
+
+
+def _authority(hit: Hit) -> int:
+    return AUTHORITY.get(hit.source_type, len(AUTHORITY))
+
+
+def _weighing(hits: list[Hit]) -> str:
+    """Which side is newer and which more authoritative, said plainly."""
+    newest = max(hits, key=lambda h: h.document_date or "")
+    strongest = min(hits, key=_authority)
+    others = [h for h in hits if (h.document, h.revision) != (newest.document, newest.revision)]
+    if not others:
+        return ""
+    if (newest.document, newest.revision) == (strongest.document, strongest.revision) or \
+            _authority(newest) == _authority(strongest):
+        return f"{_source(newest)} lebih baru dari {', '.join(dict.fromkeys(_source(h) for h in others))}"
+    return (f"{_source(newest)} lebih baru; {_source(strongest)} lebih berwenang "
+            f"({SOURCE_LABELS.get(strongest.source_type, strongest.source_type)})")
 
 
 def statements(chunks: list[Hit], claims: list[Claim], question: str) -> dict[str, str]:
@@ -44,7 +83,8 @@ def statements(chunks: list[Hit], claims: list[Claim], question: str) -> dict[st
     out = {e: " ".join(texts) for e, texts in cited.items()}
     # A chunk with no sentence (a table, a list of fragments) speaks through
     # its text — less any line addressed to a model, which asserts nothing.
-    rest = [(h, sentences(h.text) or [without_instructions(h.text)]) for h in chunks if h.evidence_id not in cited]
+    rest = [(h, [u.text for u in units_of(h.text)] or [without_instructions(h.text)])
+            for h in chunks if h.evidence_id not in cited]
     flat = [question] + [s for _, group in rest for s in group]
     question_terms, *terms = stems(flat)
     start = 0
@@ -70,10 +110,12 @@ def conflicts_find(chunks: list[Hit], said: dict[str, str]) -> list[Conflict]:
             by_stage.setdefault(stage, []).append(hit)
     if len(by_stage) > 1:
         order = sorted(by_stage, key=lambda st: max(h.document_date or "" for h in by_stage[st]), reverse=True)
+        sides = "; ".join(f"{STATUS_LABELS[st]}: " + ", ".join(dict.fromkeys(_source(h) for h in by_stage[st]))
+                          for st in order)
+        weighing = _weighing([h for st in order for h in by_stage[st]])
         found.append(Conflict(
             evidence_ids=[h.evidence_id for st in order for h in by_stage[st]], kind="status",
-            note="; ".join(f"{STATUS_LABELS[st]}: " + ", ".join(dict.fromkeys(_source(h) for h in by_stage[st]))
-                           for st in order)))
+            note=f"{sides}. {weighing}." if weighing else sides))
 
     values = {h.evidence_id: mentions(said[h.evidence_id]) for h in chunks}
     seen: set[tuple] = set()
@@ -82,6 +124,8 @@ def conflicts_find(chunks: list[Hit], said: dict[str, str]) -> list[Conflict]:
         if pair[0] == pair[1]:
             continue
         newer, older = (a, b) if (a.document_date or "") >= (b.document_date or "") else (b, a)
+        if _different_subjects(newer, older, said):
+            continue
         conflict = _differing_value(newer, older, values[newer.evidence_id], values[older.evidence_id])
         if conflict and (pair, conflict[0]) not in seen:
             seen.add((pair, conflict[0]))
@@ -90,15 +134,29 @@ def conflicts_find(chunks: list[Hit], said: dict[str, str]) -> list[Conflict]:
     return found
 
 
+def _identifiers(text: str) -> set[str]:
+    return {f for f in facts(text) if any(c.isalpha() for c in f) and any(c.isdigit() or c in "_-" for c in f)}
+
+
+def _different_subjects(a: Hit, b: Hit, said: dict[str, str]) -> bool:
+    """Both sides name products or codes, and none in common: their numbers
+    are about different things."""
+    first = _identifiers(f"{a.title} {said[a.evidence_id]}")
+    second = _identifiers(f"{b.title} {said[b.evidence_id]}")
+    return bool(first and second and not first & second)
+
+
 def _differing_value(newer: Hit, older: Hit, new_mentions: list, old_mentions: list) -> tuple[str, str] | None:
-    """Same unit, a shared word before it saying what is measured (for dates:
-    which event), different value, and neither value found on the other side."""
+    """Same unit, the same attribute measured (for dates: the same event),
+    different value, and neither value found on the other side."""
     new_values = {(m.unit, m.value) for m in new_mentions}
     old_values = {(m.unit, m.value) for m in old_mentions}
     for m in new_mentions:
         for o in old_mentions:
-            if (m.unit == o.unit and m.value != o.value and m.context & o.context
+            same = m.context & o.context if m.kind == "date" else same_attribute(m.context, o.context)
+            if (m.unit == o.unit and m.value != o.value and same
                     and (m.unit, m.value) not in old_values and (o.unit, o.value) not in new_values):
                 kind = "date" if m.kind == "date" else "number"
-                return kind, f"{_source(newer)}: “{m.text}”; {_source(older)}: “{o.text}”"
+                return kind, (f"{_source(newer)}: “{m.text}”; {_source(older)}: “{o.text}”. "
+                              f"{_weighing([newer, older])}.")
     return None

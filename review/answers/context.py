@@ -85,14 +85,21 @@ def _attr(value: object) -> str:
 
 
 def context_render(chunks: list[Hit]) -> str:
-    """Evidence blocks for a prompt. The text inside is data: any tag that
-    could close the block early is defused."""
+    """Evidence blocks for a prompt: each chunk's answer units, one per line
+    with its id (``D12:r3:p4#2``, the chunk's evidence id and the unit's
+    number), the same units the extractive engine scores. The text inside
+    is data: any tag that could close the block early is defused."""
+    from .units import units_of
+
     blocks = []
     for hit in chunks:
         header = (f'<evidence id="{hit.evidence_id}" document="{hit.document}" revision="{hit.revision}" '
-                  f'title="{_attr(hit.title)}" date="{hit.document_date or "tidak diketahui"}" '
+                  f'title="{_attr(hit.title)}" heading="{_attr(hit.heading_path)}" '
+                  f'date="{hit.document_date or "tidak diketahui"}" '
                   f'source_type="{hit.source_type}" superseded="{str(hit.superseded).lower()}" '
                   f'url="{_attr(hit.url)}">')
-        body = hit.text.replace("<evidence", "‹evidence").replace("</evidence", "‹/evidence")
+        units = units_of(hit.text)
+        text = "\n".join(f"[{hit.evidence_id}#{n}] {u.text}" for n, u in enumerate(units, 1)) or hit.text
+        body = text.replace("<evidence", "‹evidence").replace("</evidence", "‹/evidence")
         blocks.append(f"{header}\n{body}\n</evidence>")
     return "\n\n".join(blocks)

@@ -45,6 +45,11 @@ class Claim(ClaimDraft):
 
     flags: list[str] = Field(default_factory=list, description=(
         "evidence_removed, unsupported_fact, weak_support, superseded_evidence, conflict, via_graph"))
+    # The unit each evidence id's text was quoted from, [start, end) in the
+    # chunk, for the desk to highlight; and the scorer's probability that the
+    # claim answers the question.
+    spans: dict[str, list[int]] = Field(default_factory=dict)
+    score: float | None = None
 
 
 class Conflict(BaseModel):

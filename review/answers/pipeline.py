@@ -1,5 +1,6 @@
-"""The answer pipeline: retrieve → select context → generate → validate →
-freshness and conflicts → persist → the contract.
+"""The answer pipeline: retrieve → select context → score the evidence's
+units → generate → validate → freshness and conflicts → status → persist →
+the contract.
 
 ``question_ask`` is the one service every interface calls (the ``ask``
 command, ``POST /api/ask``, the editor's ask page). ``contract_for`` renders
@@ -22,20 +23,23 @@ from django.db.models import Q
 
 from retrieval.http import ServiceError
 from retrieval.models import Chunk, Document, EmbeddingSpace, Revision
-from retrieval.search import Hit, search, timed
+from retrieval.search import Hit, SearchResponse, search, timed
 
+from ..models import Answer, AnswerStatus, ClaimEvidence, Question, QuestionState
+from ..models import Claim as ClaimRow
+from .conflicts import conflicts_find, current_revisions, statements
 from .context import ContextPolicy, context_select
 from .contract import AnswerContract, Claim, Conflict, Draft, Evidence
-from .conflicts import conflicts_find, current_revisions, statements
 from .generators import (
     ExtractiveGenerator,
     Generation,
     Generator,
     GeneratorUnavailable,
+    SentenceGenerator,
     generator_from_config,
+    missing_phrases,
 )
-from ..models import Answer, AnswerStatus, ClaimEvidence, Question, QuestionState
-from ..models import Claim as ClaimRow
+from .scorer import ArtefactError, Scored, evidence_score
 from .text import asks_about_present
 from .validation import draft_validate
 
@@ -74,11 +78,13 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
     with timed(timings, "context"):
         chunks = context_select(hits, question=response.query, newest_first=present)
     progress("generate")
+    with timed(timings, "score"):
+        scored = _score(response, chunks, options.get("collection", "editorial"), degraded)
     with timed(timings, "generate"):
-        generation = _generate(generator, response.query, chunks, degraded)
+        generation = _generate(generator, response.query, chunks, scored, degraded)
     progress("validate")
     with timed(timings, "validate"):
-        validated = draft_validate(generation.draft, chunks)
+        validated = draft_validate(generation.draft, chunks, scored=scored if generation.scored else None)
         conflicts = conflicts_find(chunks, statements(chunks, validated.claims, response.query))
         current = current_revisions(chunks)
     degraded += [d for d in generation.degraded + validated.degraded if d not in degraded]
@@ -93,12 +99,17 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
             claim.flags.append("conflict")
         if any(h.via_graph for h in cited):
             claim.flags.append("via_graph")
-    status = _status(generation.draft, validated.claims, conflicts, chunks, as_of=as_of)
+    band = scored.band() if generation.scored and scored is not None else generation.draft.status
+    status = _status(band, validated.claims, conflicts, chunks, as_of=as_of)
     if status == AnswerStatus.ANSWERED and "planted_instruction_ignored" in degraded:
         status = AnswerStatus.NEEDS_REVIEW  # the model was steered by a source: an editor looks
     missing = validated.missing
-    if status == AnswerStatus.INSUFFICIENT_EVIDENCE and not missing:
-        missing = [f"Bukti yang langsung menjawab: “{response.query}”"]
+    if status == AnswerStatus.INSUFFICIENT_EVIDENCE:
+        # Nothing answers: no claim is shown as if it did.
+        validated.claims = []
+        if scored is not None and not any(m.startswith("Tidak ada bukti") for m in missing):
+            missing = missing_phrases(scored) + missing
+        missing = missing or ["Tidak ada bukti di arsip yang dapat Anda lihat yang menjawab pertanyaan ini"]
     indexed = dict(Chunk.objects.filter(pk__in=[h.chunk_id for h in chunks])
                    .values_list("key", "revision__indexed_at"))
     evidence = {h.evidence_id: _evidence(h, current, indexed.get(h.evidence_id)) for h in chunks}
@@ -161,26 +172,43 @@ def question_run(*, question_id: int) -> Answer | None:
         return None
 
 
-def _generate(generator: Generator | None, question: str, chunks: list[Hit], degraded: list[str]) -> Generation:
+def _score(response: SearchResponse, chunks: list[Hit], collection: str, degraded: list[str]) -> Scored | None:
+    """The evidence's units scored, or None (and ``scorer_unavailable``) when
+    the artefact or the embeddings cannot be had: the answer then comes from
+    the sentence generator, which needs neither the artefact nor a model."""
+    try:
+        return evidence_score(response.query, chunks, vector=response.vector, collection=collection)
+    except (ArtefactError, ServiceError) as exc:
+        logger.warning("answer scorer unavailable: %s", exc)
+        degraded.append("scorer_unavailable")
+        return None
+
+
+def _generate(generator: Generator | None, question: str, chunks: list[Hit], scored: Scored | None,
+              degraded: list[str]) -> Generation:
     if not chunks:
         # Nothing passed the relevance bar: no model is asked to answer from nothing.
-        return Generation(Draft(status="insufficient_evidence", claims=[], missing=[]), "none")
+        return Generation(Draft(status="insufficient_evidence", claims=[], missing=[]), "none", scored=False)
+    generator = generator or generator_from_config()
+    if scored is None:
+        generator = SentenceGenerator(**settings.NALARKU_SENTENCE)
     try:
-        return (generator or generator_from_config()).generate(question, chunks)
+        return generator.generate(question, chunks, scored)
     except (GeneratorUnavailable, ServiceError) as exc:
         logger.warning("generator unavailable, extractive fallback: %s", exc)
         degraded.append("generator_unavailable")
-        return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE).generate(question, chunks)
+        return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE).generate(question, chunks, scored)
 
 
-def _status(draft: Draft, claims: list[Claim], conflicts: list[Conflict], chunks: list[Hit], *,
+def _status(band: str, claims: list[Claim], conflicts: list[Conflict], chunks: list[Hit], *,
             as_of: date | None) -> str:
-    if not chunks or not claims:
+    """The band the evidence earns, lowered by anything an editor must look
+    at; never higher than the band."""
+    if not chunks or not claims or band == AnswerStatus.INSUFFICIENT_EVIDENCE:
         return AnswerStatus.INSUFFICIENT_EVIDENCE
     # Asked "as of" a date, evidence superseded since is the right evidence.
     doubtful = DOUBTFUL - {"superseded_evidence"} if as_of else DOUBTFUL
-    if (draft.status != "answered" or conflicts
-            or any(doubtful & set(c.flags) for c in claims)):
+    if band != AnswerStatus.ANSWERED or conflicts or any(doubtful & set(c.flags) for c in claims):
         return AnswerStatus.NEEDS_REVIEW
     return AnswerStatus.ANSWERED
 

@@ -145,7 +145,7 @@ class Mention:
     kind: str  # "number" | "date"
     unit: str
     value: str
-    context: frozenset[str]
+    context: frozenset[str]  # numbers: the attribute measured; dates: the events dated
     text: str
 
 
@@ -155,9 +155,27 @@ _EVENTS = {"tersed": "available", "berlak": "effective", "efekti": "effective", 
            "genera": "available"}
 
 
-def _context(text: str, start: int) -> frozenset[str]:
-    words = _WORD.findall(text[max(0, start - 60):start].lower())
-    return frozenset(w[:6] for w in words[-5:] if w not in STOPWORDS)
+_SEGMENT_START = re.compile(r"[;|\n]|\s[—–]\s|[.!?]\s")
+_KEY = re.compile(r"^\W*([^:]{1,60}):")
+
+
+def _attribute(text: str, start: int) -> frozenset[str]:
+    """What a number measures: the key of its "Key: value" segment (a field,
+    a table cell under its header), else the last content words before it in
+    its sentence; as 5-letter prefixes, so "pemutaran" and "pemutarannya" agree."""
+    segment_start = max((m.end() for m in _SEGMENT_START.finditer(text, 0, start)), default=0)
+    before = text[segment_start:start]
+    key = _KEY.match(before)
+    words = _WORD.findall((key.group(1) if key else before).lower())
+    words = [w for w in words if w not in STOPWORDS]
+    return frozenset(w[:5] for w in (words if key else words[-3:]))
+
+
+def same_attribute(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two numbers measure the same thing when their attributes are the same
+    words, or the shorter one (two words at least) is inside the longer."""
+    small, large = sorted((a, b), key=len)
+    return bool(small) and (small == large or (len(small) >= 2 and small <= large))
 
 
 def _events(text: str, start: int) -> frozenset[str]:
@@ -169,7 +187,7 @@ def mentions(text: str) -> list[Mention]:
     out = []
     for m in _QUANTITY.finditer(text):
         unit = m.group(2).lower().replace("persen", "%")
-        out.append(Mention("number", unit, m.group(1).replace(",", "."), _context(text, m.start()), m.group(0)))
+        out.append(Mention("number", unit, m.group(1).replace(",", "."), _attribute(text, m.start()), m.group(0)))
     for m in _DATE.finditer(text):
         if m.group(1):
             value = f"{m.group(3)}-{_MONTHS.index(m.group(2).lower()) + 1:02d}-{int(m.group(1)):02d}"

@@ -5,8 +5,10 @@
   answer and goes to ``missing``.
 - Every number, date and identifier in a claim must appear in the text it
   cites (``unsupported_fact``).
-- The claim must be close in meaning to the cited text and share its terms
-  (``weak_support``), with thresholds calibrated on the demo archive.
+- The claim must be close in meaning to the cited text and share its terms,
+  and the unit it restates must be one the answer scorer finds likely to
+  answer the question (``weak_support``): a model's draft passes the same
+  bar as the extractive one.
 - Cited text addressed to a model ("abaikan instruksi sebelumnya …") is no
   support: a claim whose facts or terms are found only there repeats a
   planted instruction. It is dropped, and the answer says so
@@ -27,7 +29,9 @@ from retrieval.http import ServiceError
 from retrieval.search import Hit
 
 from .contract import Claim, Draft
+from .scorer import Scored, thresholds
 from .text import fact_present, facts, sentences, stems, without_instructions
+from .units import units_of
 
 logger = logging.getLogger(__name__)
 
@@ -49,19 +53,23 @@ class Validated:
     degraded: list[str]
 
 
-def draft_validate(draft: Draft, chunks: list[Hit], *, policy: SupportPolicy | None = None,
-                   provider: EmbeddingProvider | None = None) -> Validated:
+def draft_validate(draft: Draft, chunks: list[Hit], *, scored: Scored | None = None,
+                   policy: SupportPolicy | None = None, provider: EmbeddingProvider | None = None) -> Validated:
     policy = policy or SupportPolicy.from_settings()
     sent = {h.evidence_id: h for h in chunks}
     claims: list[Claim] = []
     missing = list(draft.missing)
     for item in draft.claims:
-        known = list(dict.fromkeys(e for e in item.evidence_ids if e in sent))
+        spans = dict(getattr(item, "spans", {}))
+        resolved = [_unit_cited(e, sent, spans) for e in item.evidence_ids]
+        known = list(dict.fromkeys(e for e in resolved if e in sent))
         flags = ["evidence_removed"] if len(known) < len(item.evidence_ids) else []
         if not known:
             missing.append(f"Bukti untuk: “{item.text.strip()}”")
             continue
-        claims.append(Claim(text=item.text.strip(), evidence_ids=known, flags=flags))
+        claims.append(Claim(text=item.text.strip(), evidence_ids=known, flags=flags,
+                            spans={e: span for e, span in spans.items() if e in known},
+                            score=getattr(item, "score", None)))
 
     degraded: list[str] = []
     planted = [c for c in claims if _repeats_instructions(c, sent)]
@@ -70,7 +78,37 @@ def draft_validate(draft: Draft, chunks: list[Hit], *, policy: SupportPolicy | N
         claims = [c for c in claims if c not in planted]
     if claims:
         _check_support(claims, sent, policy, provider, degraded)
+    if scored is not None and claims:
+        _check_answers(claims, scored)
     return Validated(claims, missing, degraded)
+
+
+def _check_answers(claims: list[Claim], scored: Scored) -> None:
+    """A claim written by a model gets the probability of the unit it
+    restates (the best over its citations) and that unit's span; below the
+    scorer's support bar it is ``weak_support``."""
+    bar = thresholds()["support_min"]
+    for claim in claims:
+        if claim.score is None:
+            found = [u for e in claim.evidence_ids if (u := scored.unit_for(e, claim.text)) is not None]
+            claim.spans = {u.hit.evidence_id: [u.unit.start, u.unit.end] for u in found}
+            claim.score = max((u.probability for u in found), default=0.0)
+        if claim.score < bar and "weak_support" not in claim.flags:
+            claim.flags.append("weak_support")
+
+
+def _unit_cited(evidence_id: str, sent: dict[str, Hit], spans: dict[str, list[int]]) -> str:
+    """``D12:r3:p4#2`` (a unit, as the prompt numbers them) cites chunk
+    ``D12:r3:p4``, and the unit's span is kept for the desk."""
+    base, _, number = evidence_id.partition("#")
+    if not number or base not in sent:
+        return evidence_id
+    units = units_of(sent[base].text)
+    if number.isdigit() and 1 <= int(number) <= len(units):
+        unit = units[int(number) - 1]
+        spans.setdefault(base, [unit.start, unit.end])
+        return base
+    return evidence_id
 
 
 def _repeats_instructions(claim: Claim, sent: dict[str, Hit]) -> bool:

@@ -43,7 +43,7 @@ def test_present_question_lists_the_conflict_with_dates_and_needs_review(archive
     assert len(status_conflicts) == 1
     note = status_conflicts[0].note
     assert "private preview" in note and "tersedia untuk semua pelanggan" in note
-    assert "K1 r1 (2026-05-20)" in note and "S1 r2 (2026-05-02)" in note
+    assert "K1 r1 (artikel, 2026-05-20)" in note and "S1 r2 (dokumentasi resmi, 2026-05-02)" in note
     # The two statuses stay separate claims, never merged into one.
     texts = [c.text for c in contract.claims]
     assert any("tersedia untuk semua pelanggan" in t for t in texts)
@@ -84,14 +84,16 @@ def test_as_of_answers_from_the_revision_in_force_then(archive, make_user):
     contract = question_ask(text="Apakah fitur Sinar tersedia untuk pelanggan?", user=make_user("editor"),
                             as_of=date(2026, 3, 15)).contract
     cited = {e for c in contract.claims for e in c.evidence_ids}
-    assert "S1:r1:p1" in cited and not any(e.startswith("S1:r2") or e.startswith("K1") for e in cited)
+    # Only what was in force on that date is cited: the announcement and the documentation's first revision.
+    assert cited and cited <= {"S1:r1:p1", "A1:r1:p1"}
+    assert all("private preview" in c.text for c in contract.claims)
     # Right for that date, and the editor still sees that it has been superseded since.
     assert contract.evidence["S1:r1:p1"].superseded and contract.evidence["S1:r1:p1"].current_revision == 2
 
 
 def test_superseded_evidence_is_flagged_with_the_current_revision(archive, make_user):
-    from review.answers.pipeline import _evidence
     from retrieval.search import search
+    from review.answers.pipeline import _evidence
 
     hit = next(h for h in search("fitur Sinar private preview", None, include_superseded=True, k=20).results
                if h.evidence_id == "S1:r1:p1")

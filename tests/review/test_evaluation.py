@@ -35,10 +35,10 @@ pytestmark = pytest.mark.django_db
 CASES = [
     {"id": "E1", "question": "Apa arti ERR_CONN_RESET?", "category": "exact_identifier", "user": "pembaca",
      "as_of": None, "gold": [{"document": "K1", "revision": 2}], "expected_status": "answered",
-     "conflict": False, "note": ""},
+     "answers": ["menutup koneksi"], "conflict": False, "note": ""},
     {"id": "E2", "question": "berapa lama baterai headset bertahan", "category": "paraphrase", "user": "pembaca",
      "as_of": None, "gold": [{"document": "B1", "revision": 1}], "expected_status": "answered",
-     "conflict": False, "note": ""},
+     "answers": ["26 jam"], "conflict": False, "note": ""},
     {"id": "E3", "question": "Berapa harga saham perusahaan di bursa tahun lalu?", "category": "no_answer",
      "user": "pembaca", "as_of": None, "gold": [], "expected_status": "insufficient_evidence",
      "conflict": False, "note": ""},
@@ -127,10 +127,52 @@ def test_eval_commands(archive, eval_file, capsys):
 def test_answer_evaluation_measures_and_leaves_no_history(archive, eval_file):
     eval_set, _ = evalset_import(path=eval_file, name="uji")
     run = answers_evaluate(eval_set=eval_set)
-    m = run.metrics
-    assert m["cases"] == 4 and m["abstention_accuracy"] == 1.0 and m["citation_validity"] == 1.0
-    assert m["gold_cited_rate"] is not None and 0 <= m["claim_support_rate"] <= 1
+    assert set(run.metrics) == {"sentence", "cosine", "extractive"}  # side by side in one run
+    for m in run.metrics.values():
+        assert m["cases"] == 4 and m["citation_validity"] == 1.0
+        assert m["gold_cited_rate"] is not None and 0 <= m["claim_support_rate"] <= 1
+        assert set(m["by_question_word"]) >= {"apa", "berapa"}
+        assert m["answer_stage_ms"]["p50"] > 0
+    # The baseline never refuses when there is evidence at all.
+    assert run.metrics["cosine"]["wrong_refusal_rate"] == 0.0
+    engine = run.metrics["extractive"]
+    assert engine["refusal_rate_unanswerable"] == 1.0
+    rows = {r.case_id: r.measures for r in EvalResult.objects.filter(run=run, mode="extractive")}
+    assert len(rows) == 4 and rows["E4"]["answer_in_claims"] is None  # no answer key: not counted
+    keyed = [rows[c]["answer_in_claims"] for c in ("E1", "E2")]
+    assert engine["answer_in_claims"] == sum(keyed) / 2
+    assert engine["decision_accuracy"] == sum(m["decision_correct"] for m in rows.values()) / 4
     assert not Question.objects.exists()  # rolled back
+
+
+def test_answer_keys_match_whole_words_case_and_punctuation_aside():
+    from review.evaluation import answer_in_claims
+
+    assert answer_in_claims(["30 jam"], ["Waktu pemutaran: hingga **30 Jam**."])
+    assert not answer_in_claims(["30 jam"], ["Waktu pemutaran 130 jam."])
+    assert not answer_in_claims(["3 hari"], ["Cuti 3 harian"])
+
+
+def test_a_squad_file_becomes_an_isolated_collection_and_a_set(tmp_path, make_user):
+    from review.evaluation import evalset_import_squad
+    from retrieval.models import Document
+
+    squad = [{"context": "Gunung Kerinci adalah gunung tertinggi di Sumatra dengan ketinggian 3.805 meter.",
+              "qas": [{"id": "q1", "question": "Berapa tinggi Gunung Kerinci?", "is_impossible": False,
+                       "answers": [{"text": "3.805 meter", "answer_start": 67}]},
+                      {"id": "q2", "question": "Siapa yang pertama mendaki Gunung Kerinci?", "is_impossible": True,
+                       "answers": []}]}]
+    path = tmp_path / "mini.json"
+    path.write_text(json.dumps(squad), encoding="utf-8")
+    eval_set, count = evalset_import_squad(path=path, name="mini", collection="squad-mini")
+    assert count == 2 and eval_set.collection == "squad-mini"
+    assert Document.objects.filter(collection="squad-mini", public=True).count() == 1
+    assert not Document.objects.filter(collection="editorial").exists()
+    q1, q2 = eval_set.cases.order_by("case_id")
+    assert q1.answers == ["3.805 meter"] and q1.gold == [{"document": "squad-mini:p00000"}]
+    assert q2.expected_status == "insufficient_evidence" and q2.answers == []
+    run = answers_evaluate(eval_set=eval_set, generators=["extractive"])
+    assert run.config["collection"] == "squad-mini" and run.metrics["extractive"]["cases"] == 2
 
 
 def test_llm_judge_and_its_calibration_against_editors(archive, httpserver, make_user):

@@ -12,9 +12,9 @@ import pytest
 from werkzeug import Request, Response
 
 from retrieval.llm import ChatClient
-from review.answers.pipeline import question_ask
 from review.answers.contract import Draft, draft_schema
 from review.answers.generators import GeneratorUnavailable, LlmGenerator
+from review.answers.pipeline import question_ask
 from review.models import Answer
 
 pytestmark = pytest.mark.django_db
@@ -213,3 +213,36 @@ def test_evidence_text_cannot_close_its_block(make_revision, make_user):
                   fmt="text")
     rendered = context_render(search("catatan sistem aturan", None, k=1).results)
     assert rendered.count("</evidence>") == 1 and rendered.count("<evidence ") == 1
+
+
+# --- the same scorer for model drafts ------------------------------------------------------
+
+def test_a_model_sees_the_units_and_may_cite_one_by_its_id(archive, httpserver, make_user):
+    def chat(request: Request) -> Response:
+        prompt = json.loads(request.data)["messages"][-1]["content"]
+        assert "[P1:r1:p1#1] Waktu pemutaran baterai 26 jam" in prompt
+        return ollama_reply({"status": "answered", "missing": [], "claims": [
+            {"text": "Waktu pemutaran baterai 26 jam dengan ANC aktif dan 34 jam tanpa ANC.",
+             "evidence_ids": ["P1:r1:p1#1"]}]})
+
+    httpserver.expect_request("/api/chat").respond_with_handler(chat)
+    generator = LlmGenerator(ChatClient(provider="ollama", url=httpserver.url_for("/"), model="m"))
+    claim = question_ask(text=QUESTION, user=make_user("editor"), generator=generator).contract.claims[0]
+    assert claim.evidence_ids == ["P1:r1:p1"] and "evidence_removed" not in claim.flags
+    start, end = claim.spans["P1:r1:p1"]
+    from retrieval.models import Chunk
+
+    assert Chunk.objects.get(key="P1:r1:p1").text[start:end].startswith("Waktu pemutaran baterai 26 jam")
+    assert claim.score is not None
+
+
+def test_a_model_claim_on_a_unit_that_does_not_answer_is_weak_support(archive, httpserver, make_user):
+    from review.answers.scorer import thresholds
+
+    generator = scripted(httpserver, {"status": "answered", "missing": [], "claims": [
+        {"text": "Baterai headset LX-700BT tahan lama untuk perjalanan jauh.", "evidence_ids": ["X1:r1:p1"]}]})
+    contract = question_ask(text=QUESTION + " Bagaimana ulasannya?", user=make_user("editor"),
+                            generator=generator).contract
+    [claim] = contract.claims
+    assert claim.score < thresholds()["support_min"] and "weak_support" in claim.flags
+    assert contract.status != "answered"

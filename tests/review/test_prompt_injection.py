@@ -13,8 +13,8 @@ import pytest
 from werkzeug import Request, Response
 
 from retrieval.llm import ChatClient
-from review.answers.pipeline import question_ask
 from review.answers.generators import LlmGenerator
+from review.answers.pipeline import question_ask
 
 pytestmark = pytest.mark.django_db
 
@@ -62,7 +62,7 @@ def answer_shape(contract) -> dict:  # noqa: ANN001
 def test_extractive_answers_are_unchanged_by_planted_instructions(form, archive, make_revision, make_user):
     editor = make_user("editor")
     clean = question_ask(text=QUESTION, user=editor).contract
-    assert any("26 jam" in c.text for c in clean.claims)
+    assert clean.claims and all(" jam" in c.text for c in clean.claims)
     fmt, content = INJECTIONS[form]
     make_revision(content, key="X1", title="Halaman X", public=True, fmt=fmt, source_type="article")
     attacked = question_ask(text=QUESTION, user=editor).contract

@@ -11,8 +11,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from retrieval.search import SearchError
-from review.answers.pipeline import question_ask
 from review.answers.contract import AnswerContract
+from review.answers.pipeline import question_ask
 
 STATUS_LABELS = {"answered": "TERJAWAB", "needs_review": "PERLU DITINJAU",
                  "insufficient_evidence": "BUKTI TIDAK CUKUP"}

@@ -5,8 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
 
 from review.evaluation import EvalImportError, evalset_import
+
+
+def _progress(bar: tqdm):  # noqa: ANN202
+    def wrap(items, desc, total):  # noqa: ANN001, ANN202
+        bar.reset(total=total)
+        bar.set_description(desc)
+        for item in items:
+            yield item
+            bar.update(1)
+    return wrap
 
 
 class Command(BaseCommand):
@@ -19,8 +30,12 @@ class Command(BaseCommand):
         parser.add_argument("--beir", action="store_true",
                             help="FILE adalah direktori BEIR: kueri berpenilaian menjadi kasus, emasnya dokumen "
                                  "koleksi yang dimuat load_beir")
+        parser.add_argument("--squad", action="store_true",
+                            help="FILE berformat SQuAD 2.0 (mis. IDK-MRC): paragrafnya dimuat sebagai koleksi "
+                                 "publik tersendiri (bawaan squad-<nama berkas>) dan pertanyaannya menjadi kasus "
+                                 "dengan kunci jawaban; yang tak terjawab diharapkan insufficient_evidence")
         parser.add_argument("--split", default="test", help="split qrels BEIR (bawaan test)")
-        parser.add_argument("--collection", help="koleksi BEIR (bawaan beir-<nama direktori>)")
+        parser.add_argument("--collection", help="koleksi BEIR atau SQuAD (bawaan beir-<direktori>, squad-<berkas>)")
         parser.add_argument("--name", default="demo", help="nama set (bawaan demo)")
         parser.add_argument("--description", default="")
 
@@ -40,6 +55,20 @@ class Command(BaseCommand):
             return
         if not options["file"].is_file():
             raise CommandError(f"berkas tidak ada: {options['file']}")
+        if options["squad"]:
+            from review.evaluation import evalset_import_squad
+
+            collection = options["collection"] or f"squad-{options['file'].stem}"
+            try:
+                with tqdm(desc="memuat paragraf", unit="paragraf") as bar:
+                    eval_set, count = evalset_import_squad(path=options["file"], name=options["name"],
+                                                           collection=collection,
+                                                           progress=_progress(bar))
+            except (EvalImportError, OSError, ValueError, KeyError) as exc:
+                raise CommandError(f"{options['file'].name}: {exc}") from None
+            self.stdout.write(self.style.SUCCESS(f"Set {eval_set.name}: {count} pertanyaan SQuAD diimpor "
+                                                 f"(koleksi {collection})."))
+            return
         try:
             eval_set, count = evalset_import(path=options["file"], name=options["name"],
                                              description=options["description"])

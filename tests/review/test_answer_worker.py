@@ -1,0 +1,48 @@
+"""The answer scorer in a prefork Celery worker: the child process loads the
+artefact (and the embedder) itself after the fork and answers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from urllib.parse import quote
+
+import pytest
+from django.db import connection
+
+from nalarku_site.celery import app as celery_app
+from review.answers.pipeline import question_submit
+from review.answers.scorer import artefact
+from review.models import Answer
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+def test_a_prefork_worker_scores_answers(make_revision, make_user, tmp_path):
+    make_revision("# KR-220X\n\nWaktu pemutaran: hingga 30 jam dengan sekali pengisian daya",
+                  key="W9", title="Spesifikasi KR-220X", public=True, source_type="spec")
+    artefact()  # the parent has its copy; the child must not depend on it
+    celery_app.control.purge()
+    db = connection.settings_dict
+    host = db["HOST"] or db.get("OPTIONS", {}).get("host", "")
+    env = {**os.environ, "DATABASE_URL": f"postgresql://{db['USER']}@{quote(host, safe='')}/{db['NAME']}"}
+    log = tmp_path / "worker.log"
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "nalarku_site", "worker", "-P", "prefork", "-c", "1",
+         "--without-gossip", "--without-mingle", "--logfile", str(log)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        question = question_submit(text="Berapa jam waktu pemutaran KR-220X?", user=make_user("editor"))
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not Answer.objects.filter(question=question).exists():
+            time.sleep(0.3)
+        answer = Answer.objects.filter(question=question).first()
+        assert answer is not None, log.read_text() if log.exists() else "worker wrote no log"
+        assert answer.generator == "extractive" and "scorer_unavailable" not in answer.degraded
+        assert "30 jam" in answer.contract["claims"][0]["text"]
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+        celery_app.control.purge()

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .text import STOPWORDS, fact_present, facts
+from .text import fact_present, facts
 from .units import Unit
 
 FEATURES_VERSION = "features-v2"
@@ -223,7 +223,3 @@ def context_features(question: Question, unit_rows: np.ndarray, probabilities: n
     words = [float(question.word == w) for w in QUESTION_WORDS]
     return np.asarray([[padded[0], padded[1], padded[:3].mean(), min(float(top.sum()), 5.0),
                         cov, miss, count, cos_best, facts_best, *words, *top_row, *product]], dtype=np.float32)
-
-
-def content_stems(stems: set[str]) -> set[str]:
-    return {s for s in stems if s not in STOPWORDS and len(s) > 1}

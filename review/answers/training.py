@@ -87,10 +87,6 @@ def squad_passages(paragraphs: list[dict]) -> list:  # noqa: ANN201 - retrieval.
     return [Stored(id=f"p{n:05d}", title="", text=p["context"]) for n, p in enumerate(paragraphs)]
 
 
-def _normalised(vectors: np.ndarray) -> np.ndarray:
-    return vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-9)
-
-
 @dataclass
 class _CachedQueries:
     """An embedding provider whose query vectors come from a file cache

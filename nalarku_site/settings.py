@@ -237,7 +237,11 @@ NALARKU_ANSWERER = {
 }
 NALARKU_EXTRACTIVE = {
     "max_claims": int(os.environ.get("NALARKU_EXTRACTIVE_MAX_CLAIMS", "3")),
-    "claim_ratio": float(os.environ.get("NALARKU_EXTRACTIVE_CLAIM_RATIO", "0.5")),
+    # Measured with bench/answer_bars.py on IDK-MRC valid (README): claims down
+    # to 0.15 × the best unit's probability; those below the support bar stay,
+    # flagged weak_support, so the answer goes to an editor.
+    "claim_ratio": float(os.environ.get("NALARKU_EXTRACTIVE_CLAIM_RATIO", "0.15")),
+    "claim_floor": float(os.environ.get("NALARKU_EXTRACTIVE_CLAIM_FLOOR", "0")),
     "same_fact": float(os.environ.get("NALARKU_EXTRACTIVE_SAME_FACT", "0.8")),
 }
 # The generator before the scorer, kept as a baseline and as the fallback

@@ -23,6 +23,7 @@ from retrieval.search import Hit
 
 from .context import AUTHORITY
 from .contract import Claim, Conflict
+from .scorer import Scored, thresholds
 from .text import (
     STATUS_LABELS,
     availability,
@@ -71,16 +72,25 @@ def _weighing(hits: list[Hit]) -> str:
             f"({SOURCE_LABELS.get(strongest.source_type, strongest.source_type)})")
 
 
-def statements(chunks: list[Hit], claims: list[Claim], question: str) -> dict[str, str]:
+def statements(chunks: list[Hit], claims: list[Claim], question: str, scored: Scored | None = None) -> dict[str, str]:
     """What each chunk asserts about the question: the claims citing it, or
-    else its sentences sharing the most terms with the question. A chunk is
-    judged by what answers the question, not by every aside it holds (an
-    article's history paragraph, or text planted to mislead)."""
+    else the units that answer the question — by the scorer, those at least
+    half as likely as the best unit and above the support bar; without the
+    scorer, the sentences sharing the most terms with the question. A chunk
+    is judged by what answers the question, not by every aside it holds (a
+    release note's preview history under a question about webhooks, or text
+    planted to mislead); a chunk with no answering unit asserts nothing."""
     cited: dict[str, list[str]] = {}
     for claim in claims:
         for evidence_id in claim.evidence_ids:
             cited.setdefault(evidence_id, []).append(claim.text)
     out = {e: " ".join(texts) for e, texts in cited.items()}
+    if scored is not None:
+        bar = max(scored.best * 0.5, thresholds()["support_min"])
+        for unit in scored.units:
+            if unit.hit.evidence_id not in cited and unit.probability >= bar:
+                out[unit.hit.evidence_id] = f"{out.get(unit.hit.evidence_id, '')} {unit.unit.text}".strip()
+        return {h.evidence_id: out.get(h.evidence_id, "") for h in chunks}
     # A chunk with no sentence (a table, a list of fragments) speaks through
     # its text — less any line addressed to a model, which asserts nothing.
     rest = [(h, [u.text for u in units_of(h.text)] or [without_instructions(h.text)])
@@ -96,16 +106,19 @@ def statements(chunks: list[Hit], claims: list[Claim], question: str) -> dict[st
     return out
 
 
-def conflicts_find(chunks: list[Hit], said: dict[str, str]) -> list[Conflict]:
+def conflicts_find(chunks: list[Hit], said: dict[str, str],
+                   stages_said: dict[str, str] | None = None) -> list[Conflict]:
     """Where the sources (document revisions) disagree.
 
-    Availability status: one conflict listing every stage asserted, each with
-    its sources and dates, newest first. Numbers and dates: one conflict per
+    Availability status, read from ``stages_said`` (None: the question does
+    not ask about availability, and no stage conflict is raised): one
+    conflict listing every stage asserted, each with its sources and dates,
+    newest first. Numbers and dates, read from ``said``: one conflict per
     pair of sources whose values for the same quantity differ."""
     found: list[Conflict] = []
     by_stage: dict[str, list[Hit]] = {}
-    for hit in sorted(chunks, key=lambda h: h.document_date or "", reverse=True):
-        stage = availability(said[hit.evidence_id])
+    for hit in sorted(chunks, key=lambda h: h.document_date or "", reverse=True) if stages_said else []:
+        stage = availability(stages_said[hit.evidence_id])
         if stage:
             by_stage.setdefault(stage, []).append(hit)
     if len(by_stage) > 1:

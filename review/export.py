@@ -12,29 +12,33 @@ from .models import Answer, Claim
 from .templatetags.nalarku import label, safe_href
 
 
-def answer_export_json(*, answer: Answer, contract: AnswerContract, claims: list[Claim]) -> str:
-    reviews = {c.text: c for c in claims}
+def answer_export_json(*, answer: Answer, contract: AnswerContract, claims: list[Claim],
+                       reviews: bool = True) -> str:
+    """``reviews``: the reader may see editors' decisions and notes (the
+    review permission); else the claims come without them."""
+    stored_by_text = {c.text: c for c in claims}
     data = contract.model_dump(mode="json")
     data["question"] = answer.question.text
-    for claim in data["claims"]:
-        stored = reviews.get(claim["text"])
+    for claim in data["claims"] if reviews else []:
+        stored = stored_by_text.get(claim["text"])
         claim["review"] = {"status": stored.review_status if stored else "pending",
                            "note": stored.review_note if stored else "",
                            "reviewed_at": stored.reviewed_at.isoformat() if stored and stored.reviewed_at else None}
     return json.dumps(data, ensure_ascii=False, indent=2)
 
 
-def answer_export_markdown(*, answer: Answer, contract: AnswerContract, claims: list[Claim]) -> str:
-    reviews = {c.text: c for c in claims}
+def answer_export_markdown(*, answer: Answer, contract: AnswerContract, claims: list[Claim],
+                           reviews: bool = True) -> str:
+    stored_by_text = {c.text: c for c in claims}
     lines = [f"# {_one_line(answer.question.text)}", "",
              f"Status: **{label(contract.status.value)}** · {contract.question_id}", ""]
     if contract.claims:
         lines += ["## Klaim", ""]
     for n, claim in enumerate(contract.claims, 1):
-        stored = reviews.get(claim.text)
+        stored = stored_by_text.get(claim.text)
         review = label(stored.review_status) if stored else label("pending")
         cites = ", ".join(f"[{eid}]" for eid in claim.evidence_ids)
-        lines.append(f"{n}. {_one_line(claim.text)} {cites} — _{review}_")
+        lines.append(f"{n}. {_one_line(claim.text)} {cites}" + (f" — _{review}_" if reviews else ""))
     if contract.conflicts:
         lines += ["", "## Sumber bertentangan", ""]
         lines += [f"- {_one_line(c.note)} ({', '.join(c.evidence_ids)})" for c in contract.conflicts]

@@ -111,6 +111,9 @@ class Claim(models.Model):
         constraints = [models.UniqueConstraint(fields=["answer", "position"], name="claim_position_unique")]
         verbose_name = "klaim"
         verbose_name_plural = "klaim"
+        # The editor's right: decide claims, write notes, make evaluation
+        # cases, see others' notes, the review queue and the lookup times.
+        permissions = [("review_claim", "Dapat meninjau klaim (menilai, mencatat, antrean, waktu tinjauan)")]
 
     def __str__(self) -> str:
         return self.text[:80]

@@ -17,11 +17,13 @@ import matplotlib
 
 matplotlib.use("Agg")  # no display on servers and CI
 import matplotlib.pyplot as plt  # noqa: E402
+from django.db.models import QuerySet  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from .dashboard import lookup_stats  # noqa: E402
 from .evaluation import MEASURES  # noqa: E402
-from .models import Answer, EvalRun  # noqa: E402
+from .models import Answer, Claim, EvalRun  # noqa: E402
+from .reviewing import Reader, answers_visible_to, can_review, claims_visible_to  # noqa: E402
 
 STAGES = ("embed", "sql", "rerank", "expand", "context", "generate", "validate", "persist")
 MODE_COLORS = {"lexical": "#8aa9d6", "vector": "#6cbf8e", "hybrid": "#1f5fbf", "hybrid+rerank": "#a35b00"}
@@ -115,10 +117,10 @@ def _retrieval_section(runs: list[EvalRun]) -> Section:
     return section
 
 
-def _latency_section() -> Section:
+def _latency_section(answers: QuerySet[Answer]) -> Section:
     section = Section("Latency by stage", "Per-stage timings of the stored answers (milliseconds).")
     timings: dict[str, list[float]] = {s: [] for s in STAGES}
-    for answer_timings in Answer.objects.order_by("-created_at").values_list("timings_ms", flat=True)[:500]:
+    for answer_timings in answers.order_by("-created_at").values_list("timings_ms", flat=True)[:500]:
         for stage in STAGES:
             if stage in (answer_timings or {}):
                 timings[stage].append(float(answer_timings[stage]))
@@ -138,11 +140,11 @@ def _latency_section() -> Section:
     return section
 
 
-def _lookup_section() -> Section:
+def _lookup_section(claims: QuerySet[Claim]) -> Section:
     section = Section("Evidence-lookup times", "From opening a claim's evidence (or seeing the answer) to the "
                                                "editor's decision, seconds.")
     for by in ("editor", "category"):
-        stats = lookup_stats(by)
+        stats = lookup_stats(by, claims=claims)
         section.tables.append(Table([by, "decisions", "median s", "p90 s", "supported", "needs_review"],
                                     [[s.label, str(s.count), f"{s.median_s}", f"{s.p90_s}", str(s.supported),
                                       str(s.needs_review)] for s in stats]))
@@ -238,12 +240,20 @@ def _chunking_section() -> Section | None:
     return section
 
 
-def build_report() -> Report:
+def build_report(viewer: Reader | None = None) -> Report:
+    """The whole archive's report (``make report``), or, for ``viewer``, one
+    computed only from the answers and claims that viewer may see, with the
+    lookup times only for reviewers."""
     sections = [_retrieval_section(_latest_retrieval_runs()), _answers_section(), _comparison_section()]
     chunking = _chunking_section()
     if chunking:
         sections.append(chunking)
-    sections += [_latency_section(), _lookup_section()]
+    if viewer is None:
+        sections += [_latency_section(Answer.objects.all()), _lookup_section(Claim.objects.all())]
+    else:
+        sections.append(_latency_section(answers_visible_to(viewer)))
+        if can_review(viewer):
+            sections.append(_lookup_section(claims_visible_to(viewer)))
     return Report(timezone.now().isoformat(timespec="seconds"), sections)
 
 

@@ -19,6 +19,15 @@ from .models import Answer, AnswerStatus, Claim, ClaimEvidence, ClaimReview, Evi
 Reader = AbstractBaseUser | AnonymousUser
 
 
+REVIEW_PERMISSION = "review.review_claim"
+NOTE_LIMIT = 1000
+
+
+def can_review(user: Reader) -> bool:
+    """The editor's right to judge claims (given to an editors' group)."""
+    return bool(user.is_authenticated and user.is_active and user.has_perm(REVIEW_PERMISSION))
+
+
 def answers_visible_to(reader: Reader) -> QuerySet[Answer]:
     """Answers a reader may open: their own questions, and answers whose
     evidence all comes from documents the reader may see now. (An answer
@@ -72,7 +81,9 @@ def claim_review(*, claim: Claim, reviewer: AbstractBaseUser, status: str, note:
     """Record the editor's judgement of a claim, close the lookup with its
     duration, and let the answer's status follow its claims."""
     if status not in (ClaimReview.SUPPORTED, ClaimReview.NEEDS_REVIEW):
-        raise ValueError("status harus supported atau needs_review")
+        raise ValueError("Pilih 'didukung' atau 'perlu ditinjau'.")
+    if len(note) > NOTE_LIMIT:
+        raise ValueError(f"Catatan paling banyak {NOTE_LIMIT} karakter (terkirim {len(note)}); tidak ada yang disimpan.")
     now = timezone.now()
     claim = Claim.objects.select_for_update().get(pk=claim.pk)
     claim.review_status, claim.review_note, claim.reviewer, claim.reviewed_at = status, note.strip(), reviewer, now

@@ -1,7 +1,9 @@
 """The editor's desk. Views parse, call one service or selector, render;
 htmx requests get the named partial of the same template. Every object is
 looked up through a ``visible_to`` QuerySet, so what a reader may not see is
-a 404, never a 403 that would confirm it exists."""
+a 404, never a 403 that would confirm it exists. Reviewing needs the
+``review.review_claim`` permission on top: a reader who may see a claim but
+not judge it gets a 403 (checked after visibility, so it confirms nothing)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from datetime import date
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q
 from django.http import Http404, HttpRequest, HttpResponse
@@ -17,7 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import HttpResponseClientRedirect, HttpResponseStopPolling
+from django_htmx.http import HttpResponseClientRedirect, HttpResponseStopPolling, reswap, retarget
 from django_htmx.middleware import HtmxDetails
 
 from retrieval.models import Chunk, Document, Revision, RevisionStatus
@@ -29,6 +32,7 @@ from .evaluation import case_from_claim
 from .models import Answer, AnswerStatus, Claim, ClaimReview, Question, QuestionState
 from .reviewing import (
     answers_visible_to,
+    can_review,
     claim_review,
     claims_visible_to,
     lookup_open,
@@ -41,6 +45,25 @@ STAGES = [("search", "Mencari bukti (leksikal + semantik)"), ("generate", "Menyu
 
 class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
+
+
+NOT_A_REVIEWER = ("Ini untuk peninjau: menilai klaim, catatan, antrean dan waktu tinjauan memerlukan hak "
+                  "peninjau dari admin. Jawaban yang boleh Anda lihat tetap dapat Anda baca.")
+
+
+def _claim_error(request: HtmxHttpRequest, pk: int, message: str, status: int) -> HttpResponse:
+    """An error about one claim, shown in that claim's alert line (not in
+    place of the claim) when asked through htmx."""
+    response = HttpResponse(escape(message), status=status)
+    if request.htmx:
+        retarget(response, f"#claim-error-{pk}")
+        reswap(response, "innerHTML")
+    return response
+
+
+def _require_reviewer(request: HttpRequest) -> None:
+    if not can_review(request.user):
+        raise PermissionDenied(NOT_A_REVIEWER)
 
 
 # --- asking ---------------------------------------------------------------------
@@ -66,10 +89,14 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
         error = "Tanggal tidak valid; gunakan format TTTT-BB-HH."
     else:
         error = ""
+    category = request.POST.get("category", "").strip()
+    if as_of and as_of > timezone.localdate():
+        error = "Tanggal 'menurut arsip per' tidak boleh di masa depan."
+    elif len(category) > 50:
+        error = f"Kategori paling banyak 50 karakter (terisi {len(category)})."
     if not error:
         try:
-            question = question_submit(text=text, user=request.user, as_of=as_of,
-                                       category=request.POST.get("category", "").strip()[:50])
+            question = question_submit(text=text, user=request.user, as_of=as_of, category=category)
         except SearchError as exc:
             error = f"Pertanyaan tidak dapat diproses: {exc}."
         else:
@@ -77,7 +104,8 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
             return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
     recent = Question.objects.filter(asked_by=request.user).order_by("-asked_at")[:8]
     return render(request, "review/home.html", {"recent": recent, "error": error, "question": text,
-                                                "as_of": as_of_raw, "today": date.today()}, status=400)
+                                                "as_of": as_of_raw, "category": category,
+                                                "today": timezone.localdate()}, status=400)
 
 
 @require_GET
@@ -127,9 +155,11 @@ def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     answer = get_object_or_404(answers_visible_to(request.user).select_related("question"), pk=pk)
     contract = contract_for(answer, request.user)
     claims = _claims_for(answer, request)
-    lookups_start(answer=answer, editor=request.user, claims=claims)
+    reviewer = can_review(request.user)
+    if reviewer:  # the lookup clock runs for those who judge the claims
+        lookups_start(answer=answer, editor=request.user, claims=claims)
     return render(request, "review/answer.html", {
-        "answer": answer, "contract": contract, "rows": _claim_rows(claims, contract),
+        "answer": answer, "contract": contract, "rows": _claim_rows(claims, contract), "can_review": reviewer,
         "texts": _evidence_texts(contract, request),
         "conflicts": [_conflict_row(c, contract) for c in contract.conflicts],
         "uncited": [(eid, e) for eid, e in contract.evidence.items()
@@ -174,7 +204,7 @@ def answer_export(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     contract, claims = contract_for(answer, request.user), _claims_for(answer, request)
     ext = "md" if request.GET.get("format") == "md" else "json"
     build, kind = EXPORTS[ext]
-    body = build(answer=answer, contract=contract, claims=claims)
+    body = build(answer=answer, contract=contract, claims=claims, reviews=can_review(request.user))
     response = HttpResponse(body, content_type=kind)
     response["Content-Disposition"] = f'attachment; filename="jawaban-{answer.pk}.{ext}"'
     return response
@@ -184,10 +214,12 @@ def answer_export(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @login_required
 def claim_decide(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     claim = get_object_or_404(claims_visible_to(request.user).select_related("answer"), pk=pk)
-    status = request.POST.get("status", "")
-    if status not in (ClaimReview.SUPPORTED, ClaimReview.NEEDS_REVIEW):
-        return HttpResponse("Pilih 'didukung' atau 'perlu ditinjau'.", status=400)
-    claim = claim_review(claim=claim, reviewer=request.user, status=status, note=request.POST.get("note", ""))
+    _require_reviewer(request)
+    try:
+        claim = claim_review(claim=claim, reviewer=request.user, status=request.POST.get("status", ""),
+                             note=request.POST.get("note", ""))
+    except ValueError as exc:
+        return _claim_error(request, claim.pk, str(exc), 400)
     if not request.htmx:
         messages.success(request, "Penilaian klaim disimpan.")
         return redirect("answer", pk=claim.answer_id)
@@ -195,7 +227,7 @@ def claim_decide(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     contract = contract_for(answer, request.user)
     row = next(r for r in _claim_rows([claim], contract))
     return render(request, "review/answer.html#claim-decided",
-                  {"row": row, "answer": answer, "texts": _evidence_texts(contract, request)})
+                  {"row": row, "answer": answer, "texts": _evidence_texts(contract, request), "can_review": True})
 
 
 @require_POST
@@ -203,10 +235,11 @@ def claim_decide(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def claim_to_case(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """One click: a claim marked needs_review becomes a regression case."""
     claim = get_object_or_404(claims_visible_to(request.user).select_related("answer__question"), pk=pk)
+    _require_reviewer(request)
     try:
         case = case_from_claim(claim=claim, user=request.user)
     except ValueError as exc:
-        return HttpResponse(str(exc), status=400)
+        return _claim_error(request, claim.pk, str(exc), 400)
     message = f"Tersimpan sebagai kasus evaluasi {case.case_id} (set {case.eval_set.name})."
     if request.htmx:
         return HttpResponse(f'<p class="message" role="status">{escape(message)}</p>')
@@ -218,6 +251,7 @@ def claim_to_case(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @login_required
 def claim_evidence_opened(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     claim = get_object_or_404(claims_visible_to(request.user), pk=pk)
+    _require_reviewer(request)
     lookup_open(claim=claim, editor=request.user)
     return HttpResponse(status=204)
 
@@ -235,6 +269,7 @@ def evidence(request: HtmxHttpRequest, evidence_id: str) -> HttpResponse:
 @require_GET
 @login_required
 def review_queue(request: HtmxHttpRequest) -> HttpResponse:
+    _require_reviewer(request)
     answers = (answers_visible_to(request.user)
                .filter(Q(status=AnswerStatus.NEEDS_REVIEW) | Q(claims__review_status=ClaimReview.PENDING))
                .distinct().select_related("question", "question__asked_by")
@@ -263,8 +298,9 @@ def history(request: HtmxHttpRequest) -> HttpResponse:
         except ValueError:
             filters[name] = ""
     page = Paginator(answers.order_by("-created_at"), 25).get_page(request.GET.get("halaman"))
-    categories = (Question.objects.exclude(category="").values_list("category", flat=True).distinct()
-                  .order_by("category"))
+    # Filter choices from what the reader may open, never from every question.
+    categories = (answers_visible_to(request.user).exclude(question__category="")
+                  .values_list("question__category", flat=True).distinct().order_by("question__category"))
     template = "review/history.html#results" if request.htmx else "review/history.html"
     return render(request, template, {"page": page, "filters": filters, "statuses": AnswerStatus.choices,
                                       "categories": categories})
@@ -273,9 +309,10 @@ def history(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 @login_required
 def lookup_dashboard(request: HtmxHttpRequest) -> HttpResponse:
+    _require_reviewer(request)
     sections = []
     for title, by in (("Per editor", "editor"), ("Per kategori pertanyaan", "category")):
-        stats = dashboard.lookup_stats(by)
+        stats = dashboard.lookup_stats(by, claims=claims_visible_to(request.user))
         height, bars = dashboard.chart_bars(stats)
         sections.append({"title": title, "id": f"chart-{by}", "stats": stats, "height": height, "bars": bars})
     return render(request, "review/dashboard.html", {"sections": sections})
@@ -284,11 +321,12 @@ def lookup_dashboard(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 @login_required
 def report(request: HtmxHttpRequest) -> HttpResponse:
-    """The evaluation report, as ``make report`` writes it, with inline plots.
-    It holds aggregate figures only — no document text."""
+    """The evaluation report, as ``make report`` writes it, with inline plots,
+    computed from what the reader may see. It holds aggregate figures only —
+    no document text."""
     from .report import build_report, report_html
 
-    return render(request, "review/report.html", {"body": report_html(build_report(), inline=True)})
+    return render(request, "review/report.html", {"body": report_html(build_report(request.user), inline=True)})
 
 
 # --- search ------------------------------------------------------------------------

@@ -43,9 +43,15 @@ def make_revision(db) -> Callable[..., Revision]:  # noqa: ANN001
 
 @pytest.fixture
 def make_user(db) -> Callable[..., User]:  # noqa: ANN001
-    def make(username: str, *groups: str, **flags: object) -> User:
+    def make(username: str, *groups: str, reviewer: bool = False, **flags: object) -> User:
+        """``reviewer``: the user may review claims (``review.review_claim``)."""
         user = User.objects.create_user(username=username, password="rahasia-uji", **flags)
         user.groups.set([Group.objects.get_or_create(name=name)[0] for name in groups])
+        if reviewer:
+            from django.contrib.auth.models import Permission
+
+            user.user_permissions.add(Permission.objects.get(content_type__app_label="review",
+                                                             codename="review_claim"))
         return user
 
     return make

@@ -1,5 +1,6 @@
 """The demo archive itself: every line valid, the scenarios it promises present."""
 
+import io
 from pathlib import Path
 
 from retrieval.chunking import has_text
@@ -23,3 +24,13 @@ def test_demo_manifest_is_clean_and_complete():
     assert any(not e.public and e.groups == ["hukum"] for e in entries)
     assert any(e.source_type == "transcript" for e in entries)
     assert any("abaikan instruksi sebelumnya" in e.content.lower() for e in entries)
+
+
+def test_demo_editors_may_review_and_the_reader_may_not(db):
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+
+    call_command("demo_setup", users_only=True, stdout=io.StringIO())
+    may = {u.username: u.has_perm("review.review_claim") for u in User.objects.all()}
+    assert may["editor"] and may["legal"] and may["admin"]
+    assert not may["pembaca"] and not may["produk"]

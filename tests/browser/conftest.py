@@ -53,8 +53,8 @@ def demo_subset(transactional_db, make_user):
         if isinstance(entry, ManifestEntry) and entry.doc_id in DEMO_KEYS:
             result = revision_submit(data=entry.to_input(), enqueue=False)
             revision_index(revision_id=result.revision.pk)
-    return {"editor": make_user("editor", "redaksi"), "pembaca": make_user("pembaca"),
-            "legal": make_user("legal", "redaksi", "hukum")}
+    return {"editor": make_user("editor", "redaksi", reviewer=True), "pembaca": make_user("pembaca"),
+            "legal": make_user("legal", "redaksi", "hukum", reviewer=True)}
 
 
 @pytest.fixture

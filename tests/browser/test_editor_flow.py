@@ -98,3 +98,33 @@ def test_reader_outside_the_group_cannot_reach_restricted_evidence(page, live_se
     page.goto(f"{base}/dokumen/D13/r3/#p1")
     expect(page.locator("#p1")).to_be_visible()
     shoot(page, "revision-phone")
+
+
+def test_form_errors_show_in_place_without_debug(page, live_server, demo_subset, settings):
+    """With DEBUG off (as the test server runs), htmx swaps the 400 into the
+    form: whitespace only, too long (counted as the editor types, refused
+    whole rather than cut) and a future date each say what is wrong; no
+    console error on the way but the browser's own note of each 400."""
+    assert not settings.DEBUG
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text)
+            if m.type == "error" and "status of 400" not in m.text else None)
+    base = live_server.url
+    login(page, base, "pembaca")
+    ask = page.get_by_role("button", name="Cari bukti dan susun jawaban")
+    page.get_by_label("Pertanyaan").fill("   ")
+    ask.click()
+    expect(page.get_by_role("alert").filter(has_text="pertanyaan kosong")).to_be_visible()
+
+    page.get_by_label("Pertanyaan").fill("Apakah Smart Sync sudah GA? " * 80)  # 2,240 characters
+    expect(page.locator("#question-count")).to_contain_text("2240 / 2000 karakter — terlalu panjang")
+    page.get_by_role("button", name="Cari bukti dan susun jawaban").click()
+    expect(page.get_by_role("alert").filter(has_text="terlalu panjang")).to_be_visible()
+    assert len(page.get_by_label("Pertanyaan").input_value()) == 2240  # kept, not cut
+
+    page.get_by_label("Pertanyaan").fill("Apakah Smart Sync sudah GA?")
+    page.evaluate("document.getElementById('as_of').removeAttribute('max')")
+    page.get_by_label("Menurut arsip per tanggal").fill("2999-01-01")
+    page.get_by_role("button", name="Cari bukti dan susun jawaban").click()
+    expect(page.get_by_role("alert").filter(has_text="masa depan")).to_be_visible()
+    assert "/tanya/" not in page.url and not errors, errors

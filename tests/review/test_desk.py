@@ -41,7 +41,7 @@ def eager():
 
 def test_ask_follow_progress_and_read_the_answer(client, archive, make_user, eager,
                                                  django_capture_on_commit_callbacks):
-    client.force_login(make_user("editor"))
+    client.force_login(make_user("editor", reviewer=True))
     assert "Tanya arsip" in client.get(reverse("home")).content.decode()
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("ask"), {"question": QUESTION, "category": "ketersediaan"})
@@ -84,7 +84,7 @@ def test_progress_partial_shows_stages_and_offers_to_run_without_a_worker(client
 
 
 def test_review_with_htmx_records_the_lookup_and_moves_the_status(client, archive, make_user):
-    editor = make_user("editor")
+    editor = make_user("editor", reviewer=True)
     client.force_login(editor)
     answer = question_ask(text=QUESTION, user=editor).answer
     client.get(reverse("answer", args=[answer.pk]))
@@ -110,7 +110,7 @@ def test_review_with_htmx_records_the_lookup_and_moves_the_status(client, archiv
 
 
 def test_queue_and_history(client, archive, make_user):
-    editor = make_user("editor")
+    editor = make_user("editor", reviewer=True)
     client.force_login(editor)
     answer = question_ask(text=QUESTION, user=editor, category="ketersediaan").answer
     queue = client.get(reverse("queue")).content.decode()

@@ -196,7 +196,7 @@ def test_llm_judge_and_its_calibration_against_editors(archive, httpserver, make
 
 
 def test_a_claim_marked_needs_review_becomes_a_regression_case(archive, client, make_user):
-    editor = make_user("editor")
+    editor = make_user("editor", reviewer=True)
     answer = question_ask(text="berapa jam waktu pemutaran baterai LX-700BT", user=editor).answer
     claim = answer.claims.first()
     with pytest.raises(ValueError, match="perlu ditinjau"):

@@ -44,7 +44,7 @@ def entries_for(obj) -> list[LogEntry]:  # noqa: ANN001
 def test_a_review_decision_is_logged_with_its_editor(make_revision, make_user):
     make_revision("# Sinar\n\nFitur Sinar tersedia untuk semua pelanggan sejak 2 Mei 2026.", key="A1",
                   public=True, title="Dokumentasi Sinar")
-    editor = make_user("editor", "redaksi")
+    editor = make_user("editor", "redaksi", reviewer=True)
     answer = question_ask(text="Apakah fitur Sinar tersedia untuk semua pelanggan?", user=editor).answer
     claim = answer.claims.first()
     assert claim is not None and entries_for(claim) == []  # the pipeline's claims are no events

@@ -51,7 +51,7 @@ def hostile(make_revision, make_user, client):
                   source_type="documentation")
     make_revision(HOSTILE_MARKDOWN, key="X2", public=True, title="<svg onload=alert(43)>",
                   url="data:text/html,<script>alert(44)</script>", source_type="announcement")
-    editor = make_user("editor", "redaksi")
+    editor = make_user("editor", "redaksi", reviewer=True)
     answer = question_ask(text=HOSTILE_QUESTION, user=editor, category='<b onmouseover="alert(45)">kat</b>').answer
     Answer.objects.filter(pk=answer.pk).update(status="needs_review")
     client.force_login(editor)

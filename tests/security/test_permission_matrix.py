@@ -41,15 +41,20 @@ def world(make_revision, make_user):
     make_revision("# Memo\n\nMemo Kalimaya: peluncuran fitur Sinar untuk pelanggan hukum ditunda sampai "
                   "Juli 2026 (kode KLM-4471).", key=KEY, title="Memo Kalimaya", groups=("hukum",),
                   source_type="policy", url="https://intra.example/kalimaya")
-    insider = make_user("legal", "hukum")
-    outsider = make_user("pembaca")
+    insider = make_user("legal", "hukum", "peninjau")
+    Group.objects.get(name="peninjau").permissions.add(Permission.objects.get(codename="review_claim"))
+    # A reviewer outside the memo's group: the matrix tests what groups hide;
+    # the rights column below, what the permission refuses.
+    outsider = make_user("pembaca", "peninjau")
+    # Sees everything the insider sees, but has no right to review.
+    onlooker = make_user("pengamat", "hukum")
     staff = make_user("staf", "redaksi", is_staff=True)
     staff.user_permissions.set(Permission.objects.filter(
         Q(codename__startswith="view_") | Q(codename="add_revision"),
         content_type__app_label__in=["retrieval", "review"]))
     answer = question_ask(text=QUESTION, user=insider).answer
     assert any(e.startswith(f"{KEY}:") for e in answer.contract["evidence"]), "the memo must be evidence"
-    return {"insider": insider, "outsider": outsider, "staff": staff, "answer": answer,
+    return {"insider": insider, "outsider": outsider, "onlooker": onlooker, "staff": staff, "answer": answer,
             "claims": list(answer.claims.values_list("pk", flat=True))}
 
 
@@ -254,3 +259,95 @@ def test_admin_is_staff_only_and_scoped_to_the_staff_members_groups(world, admin
         response = staff.get(page, follow=True)
         assert not leaks(response.content.decode()), page
         assert response.redirect_chain and response.redirect_chain[-1][0] == "/admin/", page
+
+
+def _review_api(client: Client, world: dict, auth: dict) -> tuple[int, str]:
+    statuses, bodies = set(), []
+    for pk in world["claims"]:
+        response = client.post(reverse("api-claim-review", args=[pk]), json.dumps({"status": "supported",
+                                                                                  "note": "cek"}),
+                               content_type="application/json", **auth)
+        statuses.add(response.status_code)
+        bodies.append(response.content.decode())
+    return max(statuses), "\n".join(bodies)
+
+
+def _state(world: dict) -> tuple:
+    """Everything a review can change."""
+    from review.models import Claim, EvalCase, EvidenceLookup
+
+    return (list(Claim.objects.filter(pk__in=world["claims"]).values_list("review_status", "review_note",
+                                                                          "reviewer_id")),
+            EvidenceLookup.objects.count(), EvalCase.objects.count(),
+            Answer.objects.get(pk=world["answer"].pk).status)
+
+
+@pytest.mark.parametrize("bearer", [False, True], ids=["session", "bearer"])
+def test_the_rights_column_a_reader_who_may_see_but_not_review_changes_nothing(world, bearer):
+    """The onlooker may open the answer (same groups as the insider), but
+    every state-changing review endpoint is a 403 and nothing changes; the
+    reviewer's queue and lookup times are refused too."""
+    Answer.objects.filter(pk=world["answer"].pk).update(status="needs_review")
+    from review.models import Claim
+
+    Claim.objects.filter(pk__in=world["claims"]).update(review_status="needs_review")  # so "case" can act
+    onlooker, auth = reader(world["onlooker"], bearer=bearer)
+    before = _state(world)
+    writes = [("api review", _review_api)] + ([] if bearer else [(s.name, s.fetch) for s in CLAIM_SURFACES])
+    for name, fetch in writes:
+        status, body = fetch(onlooker, world, auth)
+        assert status == 403, (name, status)
+        assert _state(world) == before, f"{name} changed something"
+    if not bearer:
+        assert onlooker.get(reverse("answer", args=[world["answer"].pk])).status_code == 200
+        for page in ("/antrean/", "/waktu/"):
+            assert onlooker.get(page).status_code == 403, page
+    # The same calls by a reviewer do change things (else the 403s prove nothing).
+    insider, insider_auth = reader(world["insider"], bearer=bearer)
+    assert _review_api(insider, world, insider_auth)[0] == 200
+    assert _state(world) != before
+
+
+def test_a_reader_without_the_right_sees_no_ones_notes_and_no_review_counts(world):
+    from review.models import Claim
+    from review.reviewing import claim_review
+
+    claim = Claim.objects.get(pk=world["claims"][0])
+    claim_review(claim=claim, reviewer=world["insider"], status="needs_review", note="catatan-rahasia-editor")
+    answer = reverse("answer", args=[world["answer"].pk])
+    export = reverse("answer-export", args=[world["answer"].pk])
+    views = {}
+    for who in ("insider", "onlooker"):
+        client, _ = reader(world[who])
+        views[who] = {"page": client.get(answer).content.decode(),
+                      "json": json.loads(client.get(export, {"format": "json"}).content),
+                      "md": client.get(export, {"format": "md"}).content.decode(),
+                      "report": client.get("/laporan/").content.decode()}
+    mine, theirs = views["insider"], views["onlooker"]
+    assert "catatan-rahasia-editor" in mine["page"] and "Didukung</button>" in mine["page"]
+    assert mine["json"]["claims"][0]["review"]["note"] == "catatan-rahasia-editor"
+    assert " — _" in mine["md"] and "Evidence-lookup times" in mine["report"]
+    # The onlooker reads the same claims, without anyone's notes, decisions or review buttons.
+    assert claim.text[:40] in theirs["page"]
+    assert "catatan-rahasia-editor" not in theirs["page"] and "Didukung</button>" not in theirs["page"]
+    assert 'class="decided"' in mine["page"] and 'class="decided"' not in theirs["page"]
+    assert all("review" not in c for c in theirs["json"]["claims"]) and theirs["json"]["claims"]
+    assert " — _" not in theirs["md"] and "Evidence-lookup times" not in theirs["report"]
+
+
+def test_filter_choices_and_lookup_counts_come_only_from_what_the_viewer_may_see(world, make_user):
+    from review.models import Claim, EvidenceLookup, Question
+    from review.reviewing import claim_review
+
+    Question.objects.filter(pk=world["answer"].question_id).update(category="rahasia-hukum")
+    claim_review(claim=Claim.objects.get(pk=world["claims"][0]), reviewer=world["insider"], status="supported")
+    assert EvidenceLookup.objects.filter(decided_at__isnull=False).exists()
+    reviewer_outside = make_user("editor-luar", "peninjau")  # may review, may not see the memo
+    insider, _ = reader(world["insider"])
+    outside, _ = reader(reviewer_outside)
+    assert "rahasia-hukum" in insider.get("/riwayat/").content.decode()
+    assert "rahasia-hukum" not in outside.get("/riwayat/").content.decode()
+    assert "rahasia-hukum" in insider.get("/waktu/").content.decode()
+    dashboard = outside.get("/waktu/")
+    assert dashboard.status_code == 200 and "rahasia-hukum" not in dashboard.content.decode()
+    assert ">legal<" not in dashboard.content.decode()

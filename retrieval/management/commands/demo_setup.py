@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from django.conf import settings
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import Group, Permission, User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 from tqdm import tqdm
@@ -31,11 +31,17 @@ class Command(BaseCommand):
         if options["print_logins"]:
             for user in spec["users"]:
                 groups = ", ".join(user["groups"]) or "tanpa grup"
-                role = " (admin)" if user.get("is_superuser") else ""
+                reviews = any(spec.get("group_permissions", {}).get(g) for g in user["groups"])
+                role = " (admin)" if user.get("is_superuser") else " (peninjau)" if reviews else " (hanya baca)"
                 self.stdout.write(f"    {user['username']:<10} {user['password']:<14} {groups}{role}")
             return
         for name in spec["groups"]:
             Group.objects.get_or_create(name=name)
+        for name, codes in spec.get("group_permissions", {}).items():
+            group = Group.objects.get(name=name)
+            for code in codes:
+                app, codename = code.split(".")
+                group.permissions.add(Permission.objects.get(content_type__app_label=app, codename=codename))
         for entry in spec["users"]:
             user, _ = User.objects.get_or_create(username=entry["username"])
             user.set_password(entry["password"])

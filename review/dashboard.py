@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
 from django.db.models import QuerySet
 
 from .models import Claim, EvidenceLookup

@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import path
+from django.views.generic import RedirectView
 
 from review import api as review_api
 from review import views
@@ -34,4 +36,6 @@ urlpatterns = [
     path("masuk/", auth_views.LoginView.as_view(), name="login"),
     path("keluar/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    # Browsers ask for /favicon.ico on pages without a <link rel=icon> (admin, raw files).
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
 ]

@@ -8,6 +8,7 @@ not judge it gets a 403 (checked after visibility, so it confirms nothing)."""
 from __future__ import annotations
 
 from datetime import date
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -27,6 +28,7 @@ from retrieval.models import Chunk, Document, Revision, RevisionStatus
 from retrieval.search import MODES, SearchError, search
 
 from . import dashboard, diffing, export
+from .evidence_html import chunk_html
 from .answers.pipeline import contract_for, question_run, question_submit
 from .evaluation import case_from_claim
 from .models import Answer, AnswerStatus, Claim, ClaimReview, Question, QuestionState
@@ -158,24 +160,34 @@ def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     reviewer = can_review(request.user)
     if reviewer:  # the lookup clock runs for those who judge the claims
         lookups_start(answer=answer, editor=request.user, claims=claims)
+    texts = _evidence_texts(contract, request)
     return render(request, "review/answer.html", {
-        "answer": answer, "contract": contract, "rows": _claim_rows(claims, contract), "can_review": reviewer,
-        "texts": _evidence_texts(contract, request),
+        "answer": answer, "contract": contract, "rows": _claim_rows(claims, contract, texts, answer),
+        "can_review": reviewer, "open_first": 2,
         "conflicts": [_conflict_row(c, contract) for c in contract.conflicts],
-        "uncited": [(eid, e) for eid, e in contract.evidence.items()
+        "uncited": [(eid, e, chunk_html(texts.get(eid, ""))) for eid, e in contract.evidence.items()
                     if not any(eid in c.evidence_ids for c in contract.claims)],
     })
 
 
-def _claim_rows(claims: list[Claim], contract) -> list[dict]:  # noqa: ANN001
+def _claim_rows(claims: list[Claim], contract, texts: dict[str, str], answer: Answer) -> list[dict]:  # noqa: ANN001
+    """Each claim with its evidence: the chunk rendered as its source reads,
+    the claim's unit marked, and the link to the revision with it marked too."""
     by_text = {c.text: c for c in contract.claims}
     rows = []
     for claim in claims:
         stored = by_text.get(claim.text)
         if stored is None:  # withheld from this reader by contract_for
             continue
-        rows.append({"claim": claim, "evidence": [(eid, contract.evidence[eid]) for eid in stored.evidence_ids
-                                                  if eid in contract.evidence]})
+        evidence = []
+        for eid in stored.evidence_ids:
+            if eid not in contract.evidence:
+                continue
+            span = stored.spans.get(eid)
+            link = reverse("evidence", args=[eid]) + f"?jawaban={answer.pk}" + (
+                f"&sorot={span[0]}-{span[1]}" if span else "")
+            evidence.append((eid, contract.evidence[eid], chunk_html(texts.get(eid, ""), span), link))
+        rows.append({"claim": claim, "evidence": evidence})
     return rows
 
 
@@ -225,9 +237,8 @@ def claim_decide(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         return redirect("answer", pk=claim.answer_id)
     answer = Answer.objects.get(pk=claim.answer_id)
     contract = contract_for(answer, request.user)
-    row = next(r for r in _claim_rows([claim], contract))
-    return render(request, "review/answer.html#claim-decided",
-                  {"row": row, "answer": answer, "texts": _evidence_texts(contract, request), "can_review": True})
+    row = next(r for r in _claim_rows([claim], contract, _evidence_texts(contract, request), answer))
+    return render(request, "review/answer.html#claim-decided", {"row": row, "answer": answer, "can_review": True})
 
 
 @require_POST
@@ -259,11 +270,13 @@ def claim_evidence_opened(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def evidence(request: HtmxHttpRequest, evidence_id: str) -> HttpResponse:
-    """``D12:r3:p4`` → the revision page with that chunk highlighted."""
+    """``D12:r3:p4`` → the revision page scrolled to that chunk; ``sorot`` (the
+    cited unit's span) and ``jawaban`` (the answer it came from) go along."""
     chunk = get_object_or_404(Chunk.objects.select_related("document", "revision"), key=evidence_id,
                               document__in=Document.objects.visible_to(request.user))
     url = reverse("revision", args=[chunk.document.key, chunk.revision.number])
-    return redirect(f"{url}#p{chunk.position}")
+    params = {"potongan": chunk.position, **{k: request.GET[k] for k in ("sorot", "jawaban") if k in request.GET}}
+    return redirect(f"{url}?{urlencode(params)}#p{chunk.position}")
 
 
 @require_GET
@@ -376,7 +389,23 @@ def revision_detail(request: HtmxHttpRequest, key: str, number: int) -> HttpResp
     document = _document(request, key)
     revision = get_object_or_404(document.revisions.prefetch_related(
         Prefetch("chunks", queryset=Chunk.objects.order_by("position"))), number=number)
-    return render(request, "review/revision.html", {"document": document, "revision": revision})
+    cited, span = _int_param(request, "potongan"), _span_param(request)
+    chunks = [(c, chunk_html(c.text, span if c.position == cited else None)) for c in revision.chunks.all()]
+    # The way back to the answer the reader came from, if they may open it.
+    answer_id = _int_param(request, "jawaban")
+    back = answer_id if answer_id and answers_visible_to(request.user).filter(pk=answer_id).exists() else None
+    return render(request, "review/revision.html", {"document": document, "revision": revision, "chunks": chunks,
+                                                    "cited": cited, "back": back})
+
+
+def _int_param(request: HttpRequest, name: str) -> int | None:
+    raw = request.GET.get(name, "")
+    return int(raw) if raw.isdigit() else None
+
+
+def _span_param(request: HttpRequest) -> tuple[int, int] | None:
+    start, _, end = request.GET.get("sorot", "").partition("-")
+    return (int(start), int(end)) if start.isdigit() and end.isdigit() else None
 
 
 @require_GET

@@ -49,8 +49,9 @@ def test_editor_asks_reviews_and_the_lookup_is_timed(page, live_server, demo_sub
     expect(conflict).to_contain_text("tersedia untuk semua pelanggan")
     first = page.locator(".claim-row").first
     expect(first.locator(".badge", has_text="Sumber bertentangan")).to_be_visible()
-    first.locator("summary").click()  # open its evidence: the lookup clock starts
+    # The first claims' evidence is open, rendered as its source reads, with the unit marked.
     expect(first.locator(".evidence").first).to_be_visible()
+    expect(first.locator(".evidence mark.cited").first).to_be_visible()
     expect(first.locator(".evidence .eid").first).to_have_text(re.compile(r"^D\d+:r\d+:p\d+$"))
     shoot(page, "answer")
 
@@ -58,7 +59,7 @@ def test_editor_asks_reviews_and_the_lookup_is_timed(page, live_server, demo_sub
     first.get_by_role("button", name="Didukung").click()
     expect(page.locator(".claim-row").first.locator(".decided")).to_contain_text("Didukung")
     lookup = EvidenceLookup.objects.get(editor=demo_subset["editor"], decided_at__isnull=False)
-    assert lookup.outcome == "supported" and lookup.opened_at is not None and lookup.duration_ms > 0
+    assert lookup.outcome == "supported" and lookup.duration_ms > 0
 
     page.goto(f"{base}/waktu/")
     expect(page.locator("table").first).to_contain_text("editor")
@@ -70,7 +71,6 @@ def test_editor_asks_reviews_and_the_lookup_is_timed(page, live_server, demo_sub
     page.get_by_label("Menurut arsip per tanggal").fill("2026-03-15")
     page.get_by_role("button", name="Cari bukti dan susun jawaban").click()
     page.wait_for_url(re.compile(r"/jawaban/\d+/"))
-    page.locator(".claim-row summary").first.click()
     expect(page.locator(".badge", has_text="Revisi lama").first).to_be_visible()
     shoot(page, "answer-as-of")
 
@@ -128,3 +128,40 @@ def test_form_errors_show_in_place_without_debug(page, live_server, demo_subset,
     page.get_by_role("button", name="Cari bukti dan susun jawaban").click()
     expect(page.get_by_role("alert").filter(has_text="masa depan")).to_be_visible()
     assert "/tanya/" not in page.url and not errors, errors
+
+
+def test_an_editor_reviews_from_the_keyboard_alone(page, live_server, demo_subset, worker):
+    """d / t decide the current claim, the pressed button says so
+    (aria-pressed), and focus moves on to the next undecided claim; in tab
+    order a claim's evidence comes before its buttons."""
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    base = live_server.url
+    login(page, base, "editor")
+    page.get_by_label("Pertanyaan").fill(QUESTION)
+    page.keyboard.press("Tab")
+    page.get_by_role("button", name="Cari bukti dan susun jawaban").press("Enter")
+    page.wait_for_url(re.compile(r"/jawaban/\d+/"), timeout=60_000)
+    expect(page.locator("#shortcuts")).to_contain_text("didukung")
+    rows = page.locator("[data-claim]")
+    assert rows.count() >= 2, "the demo question's answer has several claims"
+    first, second = rows.nth(0).get_attribute("id"), rows.nth(1).get_attribute("id")
+    order = page.evaluate("""id => { const row = document.getElementById(id);
+        const items = [...row.querySelectorAll('summary, button, input')];
+        return items.map(e => e.tagName.toLowerCase()); }""", first)
+    assert order[0] == "summary" and "button" in order, order
+
+    page.keyboard.press("d")
+    expect(page.locator(f"#{first} [data-decide=supported]")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator(f"#{first} [data-decide=needs_review]")).to_have_attribute("aria-pressed", "false")
+    page.wait_for_function("id => document.activeElement && document.activeElement.id === id", arg=second)
+    page.keyboard.press("t")
+    expect(page.locator(f"#{second} [data-decide=needs_review]")).to_have_attribute("aria-pressed", "true")
+    page.keyboard.press("k")  # back to the previous claim
+    page.wait_for_function("id => document.activeElement && document.activeElement.id === id", arg=first)
+    from review.models import Claim
+
+    decided = dict(Claim.objects.filter(pk__in=[int(first.split("-")[1]), int(second.split("-")[1])])
+                   .values_list("pk", "review_status"))
+    assert decided == {int(first.split("-")[1]): "supported", int(second.split("-")[1]): "needs_review"}
+    assert not errors, errors

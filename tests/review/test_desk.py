@@ -4,6 +4,8 @@ search, documents — and 404 for everything a reader may not see."""
 
 from __future__ import annotations
 
+import re
+
 from datetime import UTC, date, datetime
 
 import pytest
@@ -138,7 +140,31 @@ def test_document_revision_and_diff_pages(client, archive, make_user):
     diff = client.get(reverse("diff", args=["S1"]), {"dari": 1, "ke": 2}).content.decode()
     assert 'class="del"' in diff and 'class="add"' in diff and "private preview" in diff
     evidence = client.get(reverse("evidence", args=["S1:r2:p1"]))
-    assert evidence.status_code == 302 and evidence["Location"].endswith("/dokumen/S1/r2/#p1")
+    assert evidence.status_code == 302 and evidence["Location"].endswith("/dokumen/S1/r2/?potongan=1#p1")
+
+
+def test_evidence_reads_like_its_source_with_the_cited_unit_marked(client, archive, make_user, make_revision):
+    """A claim's chunk is rendered (a table as a table, never pipes), its unit
+    is marked in the answer and on the revision page, which links back."""
+    from review.answers.pipeline import question_ask
+
+    make_revision("# Kode galat\n\n| Kode | Arti |\n|---|---|\n| ERR_QX9 | Sesi kedaluwarsa, masuk lagi |\n"
+                  "| ERR_QX8 | Kuota penuh |\n", key="T1", title="Tabel kode galat", public=True)
+    editor = make_user("editor", reviewer=True)
+    answer = question_ask(text="Apa arti kode ERR_QX9?", user=editor).answer
+    client.force_login(editor)
+    page = client.get(reverse("answer", args=[answer.pk])).content.decode()
+    assert "<table>" in page and "|---|" not in page and "| ERR_QX9 |" not in page
+    assert '<mark class="cited">ERR_QX9</mark>' in page
+    link = re.search(r'href="(/bukti/T1:r1:p\d+/\?jawaban=\d+&amp;sorot=\d+-\d+)"', page)
+    assert link, "the evidence links to the revision with the unit's span"
+    revision = client.get(link.group(1).replace("&amp;", "&"), follow=True).content.decode()
+    assert '<mark class="cited">ERR_QX9</mark>' in revision and "is-cited" in revision
+    assert f'href="{reverse("answer", args=[answer.pk])}"' in revision and "Kembali ke jawaban" in revision
+    # An answer the reader may not open (here: none such) gets no link back.
+    other = client.get(re.sub(r"jawaban=\d+", "jawaban=999999", link.group(1).replace("&amp;", "&")),
+                       follow=True).content.decode()
+    assert "Kembali ke jawaban" not in other and '<mark class="cited">ERR_QX9</mark>' in other
 
 
 def test_outsiders_get_404_everywhere(client, archive, make_user):

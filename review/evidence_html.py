@@ -1,0 +1,86 @@
+"""Evidence as its source reads: a chunk's text rendered to sanitised HTML,
+with the cited unit marked.
+
+A chunk's text is Markdown — a verbatim slice of a Markdown document, or the
+chunker's rendering of HTML with ``-``/``1.`` list marks and ``| a | b |``
+table rows — so one renderer serves every source format. markdown-it-py
+(the chunker's own parser, with GFM tables) renders it with raw HTML
+disabled, so markup written in a document is shown as text; nh3 (Ammonia)
+then keeps only an allowlist of tags and no attributes but the marker's
+class: document text can never bring a script, a style, an event handler or
+a link of its own.
+
+The cited unit is marked by its span ``[start, end)`` in the chunk. Two
+private-use characters are put at the span's ends before rendering (a unit's
+span never starts before a list mark or a table pipe, so the structure is
+unchanged); after rendering, every piece of text between them is wrapped in
+its own ``<mark class="cited">``, so the marking follows the rendered
+elements (a table row's cells, an item's bold words) and never breaks their
+nesting.
+"""
+
+from __future__ import annotations
+
+import nh3
+from bs4 import BeautifulSoup, NavigableString
+from django.utils.safestring import SafeString, mark_safe
+from markdown_it import MarkdownIt
+
+START, END = "\ue000", "\ue001"
+TAGS = {"p", "br", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "code", "pre", "strong", "em",
+        "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "del", "mark"}
+
+_markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
+
+
+def chunk_html(text: str, span: tuple[int, int] | list[int] | None = None) -> SafeString:
+    """The chunk as sanitised HTML; ``span`` (start, end) marks the cited unit."""
+    text = (text or "").replace(START, "").replace(END, "")
+    marked = False
+    if span is not None:
+        start, end = int(span[0]), int(span[1])
+        if 0 <= start < end <= len(text):
+            text = f"{text[:start]}{START}{text[start:end]}{END}{text[end:]}"
+            marked = True
+    rendered = _markdown.render(text)
+    if marked:
+        rendered = _mark(rendered)
+    clean = nh3.clean(rendered, tags=TAGS, attributes={"mark": {"class"}}, link_rel=None,
+                      strip_comments=True)
+    return mark_safe(clean)  # noqa: S308 — sanitised by nh3 with the allowlist above
+
+
+def _mark(rendered: str) -> str:
+    """Wrap every text piece between the markers in ``<mark class="cited">``."""
+    soup = BeautifulSoup(rendered, "html.parser")
+    inside = False
+    for node in list(soup.find_all(string=True)):
+        value = str(node)
+        if not inside and START not in value:
+            continue
+        pieces: list[tuple[str, bool]] = []  # (text, marked)
+        rest = value
+        while rest:
+            if inside:
+                head, found, rest = rest.partition(END)
+                pieces.append((head, True))
+                inside = not found
+            else:
+                head, found, rest = rest.partition(START)
+                pieces.append((head, False))
+                inside = bool(found)
+        replacements = []
+        for piece, is_marked in pieces:
+            if not piece:
+                continue
+            if is_marked and piece.strip():
+                tag = soup.new_tag("mark", attrs={"class": "cited"})
+                tag.string = piece
+                replacements.append(tag)
+            else:
+                replacements.append(NavigableString(piece))
+        if replacements:
+            node.replace_with(*replacements)
+        else:
+            node.extract()
+    return str(soup).replace(START, "").replace(END, "")

@@ -1,12 +1,26 @@
 #!/usr/bin/env bash
 # make demo: embedded PostgreSQL, migrations, demo archive and users, a
-# Celery worker in the background and the web server in the foreground.
+# Celery worker in the background and the web server in the foreground —
+# run as in production: debug off, a secret generated once and kept in the
+# data directory, gunicorn with static files served by whitenoise.
+# NALARKU_DEBUG=1 make demo runs Django's development server instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NALARKU_DATA_DIR="${NALARKU_DATA_DIR:-$(pwd)/var}"
 HOST="${NALARKU_HOST:-127.0.0.1}"
 PORT="${NALARKU_PORT:-8000}"
 mkdir -p "$NALARKU_DATA_DIR"
+
+export NALARKU_DEBUG="${NALARKU_DEBUG:-0}"
+secret_file="$NALARKU_DATA_DIR/secret_key"
+if [[ ! -s "$secret_file" ]]; then
+  (umask 077 && python3 -c "import secrets; print(secrets.token_urlsafe(50))" > "$secret_file")
+fi
+export NALARKU_SECRET_KEY="${NALARKU_SECRET_KEY:-$(cat "$secret_file")}"
+# The demo is served over plain http on this machine: no TLS redirect, no
+# secure-only cookies, no HSTS (set these on a real deployment behind TLS).
+export NALARKU_SSL_REDIRECT="${NALARKU_SSL_REDIRECT:-0}" NALARKU_SECURE_COOKIES="${NALARKU_SECURE_COOKIES:-0}"
+export NALARKU_HSTS_SECONDS="${NALARKU_HSTS_SECONDS:-0}"
 
 scripts/ensure-redis.sh
 echo "Menyiapkan basis data (PostgreSQL tertanam di $NALARKU_DATA_DIR/pg) ..."
@@ -32,4 +46,9 @@ $(uv run --frozen python manage.py demo_setup --print-logins)
 
   Hentikan dengan Ctrl-C (worker: kill \$(cat $pidfile)).
 MSG
-exec uv run --frozen python manage.py runserver "$HOST:$PORT"
+if [[ "$NALARKU_DEBUG" == "1" ]]; then
+  exec uv run --frozen python manage.py runserver "$HOST:$PORT"
+fi
+uv run --frozen python manage.py collectstatic --no-input -v 0
+exec uv run --frozen gunicorn nalarku_site.wsgi --bind "$HOST:$PORT" --workers "${NALARKU_WEB_WORKERS:-2}" \
+  --timeout 120 --access-logfile - --log-level info

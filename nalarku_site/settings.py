@@ -143,7 +143,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT = DATA_DIR / "static"  # collectstatic writes here; whitenoise serves it (make demo)
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on every request without it
 
 # --- Celery / Redis --------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")

@@ -53,19 +53,25 @@ class Document(models.Model):
     article … Its content lives in revisions; ``current_revision`` is the
     newest revision that is fully indexed and serving."""
 
-    key = models.CharField(max_length=64, unique=True, help_text="Kunci stabil, mis. D12")
-    title = models.CharField(max_length=500)
-    url = models.URLField(max_length=1000, blank=True)
-    source_type = models.CharField(max_length=20, choices=SourceType.choices, default=SourceType.OTHER)
-    public = models.BooleanField(default=False, help_text="Terlihat oleh semua pengguna")
-    groups = models.ManyToManyField(Group, blank=True, related_name="documents",
+    key = models.CharField(verbose_name="kunci", max_length=64, unique=True,
+                           help_text="Kunci stabil, mis. D12")
+    title = models.CharField(verbose_name="judul", max_length=500)
+    url = models.URLField(verbose_name="URL sumber", max_length=1000, blank=True)
+    source_type = models.CharField(verbose_name="jenis sumber", max_length=20,
+                                   choices=SourceType.choices, default=SourceType.OTHER)
+    public = models.BooleanField(verbose_name="publik", default=False,
+                                 help_text="Terlihat oleh semua pengguna")
+    groups = models.ManyToManyField(Group, verbose_name="grup", blank=True,
+                                    related_name="documents",
                                     help_text="Grup yang boleh membaca dokumen ini")
-    collection = models.CharField(max_length=100, default="editorial", db_index=True,
+    collection = models.CharField(verbose_name="koleksi", max_length=100, default="editorial",
+                                  db_index=True,
                                   help_text="Koleksi terpisah (mis. dataset publik untuk evaluasi)")
-    current_revision = models.ForeignKey("Revision", null=True, blank=True, on_delete=models.SET_NULL,
-                                         related_name="+", help_text="Revisi aktif yang melayani pencarian")
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    current_revision = models.ForeignKey("Revision", verbose_name="revisi aktif", null=True,
+                                         blank=True, on_delete=models.SET_NULL, related_name="+",
+                                         help_text="Revisi aktif yang melayani pencarian")
+    created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
+    updated_at = models.DateTimeField(verbose_name="diperbarui", auto_now=True)
 
     objects = DocumentQuerySet.as_manager()
 
@@ -92,23 +98,28 @@ class Revision(models.Model):
     when. A revision becomes active only once all its chunks and embeddings
     are in place (see ``retrieval.ingestion.revision_index``)."""
 
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="revisions")
-    number = models.PositiveIntegerField()
-    title = models.CharField(max_length=500, help_text="Judul pada revisi ini")
-    content = models.TextField()
-    format = models.CharField(max_length=10, choices=ContentFormat.choices, default=ContentFormat.MARKDOWN)
-    content_hash = models.CharField(max_length=64, db_index=True)
-    document_date = models.DateField(null=True, blank=True,
+    document = models.ForeignKey(Document, verbose_name="dokumen", on_delete=models.CASCADE,
+                                 related_name="revisions")
+    number = models.PositiveIntegerField(verbose_name="nomor")
+    title = models.CharField(verbose_name="judul", max_length=500,
+                             help_text="Judul pada revisi ini")
+    content = models.TextField(verbose_name="isi")
+    format = models.CharField(verbose_name="format", max_length=10, choices=ContentFormat.choices,
+                              default=ContentFormat.MARKDOWN)
+    content_hash = models.CharField(verbose_name="hash isi", max_length=64, db_index=True)
+    document_date = models.DateField(verbose_name="tanggal dokumen", null=True, blank=True,
                                      help_text="Tanggal terbit/berlaku dokumen itu sendiri")
-    fetched_at = models.DateTimeField(default=timezone.now, help_text="Kapan kami mengambilnya")
-    indexed_at = models.DateTimeField(null=True, blank=True, help_text="Kapan selesai diindeks")
-    status = models.CharField(max_length=12, choices=RevisionStatus.choices,
+    fetched_at = models.DateTimeField(verbose_name="diambil", default=timezone.now,
+                                      help_text="Kapan kami mengambilnya")
+    indexed_at = models.DateTimeField(verbose_name="diindeks", null=True, blank=True,
+                                      help_text="Kapan selesai diindeks")
+    status = models.CharField(verbose_name="status", max_length=12, choices=RevisionStatus.choices,
                               default=RevisionStatus.PENDING, db_index=True)
-    error = models.TextField(blank=True)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    chunker_version = models.CharField(max_length=40, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    error = models.TextField(verbose_name="galat", blank=True)
+    attempts = models.PositiveSmallIntegerField(verbose_name="jumlah percobaan", default=0)
+    chunker_version = models.CharField(verbose_name="versi pemotong", max_length=40, blank=True)
+    created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
+    updated_at = models.DateTimeField(verbose_name="diperbarui", auto_now=True)
 
     class Meta:
         ordering = ["document__key", "number"]
@@ -139,19 +150,22 @@ class Chunk(models.Model):
     evidence id editors see (``D12:r3:p4``); ``char_start``/``char_end`` locate
     it in ``revision.content``."""
 
-    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="chunks")
+    revision = models.ForeignKey(Revision, verbose_name="revisi", on_delete=models.CASCADE,
+                                 related_name="chunks")
     # Denormalised so search can filter by permission without joining revisions.
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
-    position = models.PositiveIntegerField()
-    key = models.CharField(max_length=100, unique=True)
-    kind = models.CharField(max_length=10, choices=ChunkKind.choices)
-    heading_path = models.TextField(blank=True, help_text="Jejak judul, mis. Panduan > Akun > Sandi")
-    text = models.TextField()
-    token_count = models.PositiveIntegerField()
-    char_start = models.PositiveIntegerField()
-    char_end = models.PositiveIntegerField()
+    document = models.ForeignKey(Document, verbose_name="dokumen", on_delete=models.CASCADE,
+                                 related_name="chunks")
+    position = models.PositiveIntegerField(verbose_name="posisi")
+    key = models.CharField(verbose_name="kunci", max_length=100, unique=True)
+    kind = models.CharField(verbose_name="jenis", max_length=10, choices=ChunkKind.choices)
+    heading_path = models.TextField(verbose_name="jejak judul", blank=True,
+                                    help_text="Jejak judul, mis. Panduan > Akun > Sandi")
+    text = models.TextField(verbose_name="teks")
+    token_count = models.PositiveIntegerField(verbose_name="jumlah token")
+    char_start = models.PositiveIntegerField(verbose_name="awal karakter")
+    char_end = models.PositiveIntegerField(verbose_name="akhir karakter")
     # Lexemes counted for BM25 (the chunk's "document length").
-    lexeme_count = models.PositiveIntegerField(default=0)
+    lexeme_count = models.PositiveIntegerField(verbose_name="jumlah leksem", default=0)
 
     class Meta:
         ordering = ["revision", "position"]
@@ -175,12 +189,12 @@ class EmbeddingSpace(models.Model):
     model version and dimension count. A new space is filled in the
     background and then made active, so switching models needs no downtime."""
 
-    provider = models.CharField(max_length=20)
-    model = models.CharField(max_length=200)
-    version = models.CharField(max_length=100)
-    dimensions = models.PositiveIntegerField()
-    is_active = models.BooleanField(default=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    provider = models.CharField(verbose_name="penyedia", max_length=20)
+    model = models.CharField(verbose_name="model", max_length=200)
+    version = models.CharField(verbose_name="versi", max_length=100)
+    dimensions = models.PositiveIntegerField(verbose_name="jumlah dimensi")
+    is_active = models.BooleanField(verbose_name="aktif", default=False)
+    created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
 
     class Meta:
         constraints = [
@@ -200,14 +214,18 @@ class ChunkEmbedding(models.Model):
     """A chunk's vector in one space. The column has no fixed dimension; each
     space gets its own partial HNSW index on ``embedding::vector(n)``."""
 
-    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="embeddings")
-    space = models.ForeignKey(EmbeddingSpace, on_delete=models.CASCADE, related_name="embeddings")
-    embedding = VectorField()
+    chunk = models.ForeignKey(Chunk, verbose_name="potongan", on_delete=models.CASCADE,
+                              related_name="embeddings")
+    space = models.ForeignKey(EmbeddingSpace, verbose_name="ruang embedding",
+                              on_delete=models.CASCADE, related_name="embeddings")
+    embedding = VectorField(verbose_name="embedding")
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["space", "chunk"], name="chunk_embedding_unique"),
         ]
+        verbose_name = "embedding potongan"
+        verbose_name_plural = "embedding potongan"
 
 
 class EmbeddingCacheEntry(models.Model):
@@ -215,9 +233,13 @@ class EmbeddingCacheEntry(models.Model):
     model version and the chunker version (hashed into ``key``). A content
     hash alone is not enough once the model or the chunker changes."""
 
-    key = models.CharField(max_length=64, primary_key=True)
-    embedding = VectorField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    key = models.CharField(verbose_name="kunci", max_length=64, primary_key=True)
+    embedding = VectorField(verbose_name="embedding")
+    created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
+
+    class Meta:
+        verbose_name = "entri cache embedding"
+        verbose_name_plural = "entri cache embedding"
 
 
 class RelationType(models.TextChoices):
@@ -234,13 +256,14 @@ class Relation(models.Model):
     expansion. The target is kept by key too, so a relation declared before
     its target is ingested resolves once the target arrives."""
 
-    source = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="relations_out")
-    type = models.CharField(max_length=20, choices=RelationType.choices)
-    target_key = models.CharField(max_length=64)
-    target = models.ForeignKey(Document, null=True, blank=True, on_delete=models.CASCADE,
-                               related_name="relations_in")
-    note = models.CharField(max_length=500, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    source = models.ForeignKey(Document, verbose_name="sumber", on_delete=models.CASCADE,
+                               related_name="relations_out")
+    type = models.CharField(verbose_name="jenis", max_length=20, choices=RelationType.choices)
+    target_key = models.CharField(verbose_name="kunci target", max_length=64)
+    target = models.ForeignKey(Document, verbose_name="target", null=True, blank=True,
+                               on_delete=models.CASCADE, related_name="relations_in")
+    note = models.CharField(verbose_name="catatan", max_length=500, blank=True)
+    created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
 
     class Meta:
         constraints = [
@@ -259,13 +282,16 @@ class Posting(models.Model):
     the top postings of a term can be read straight off the index in impact
     order (see ``retrieval.lexical``)."""
 
-    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="postings")
-    term = models.TextField()
-    tf = models.PositiveIntegerField()
-    weight = models.FloatField()
+    chunk = models.ForeignKey(Chunk, verbose_name="potongan", on_delete=models.CASCADE,
+                              related_name="postings")
+    term = models.TextField(verbose_name="istilah")
+    tf = models.PositiveIntegerField(verbose_name="frekuensi istilah")
+    weight = models.FloatField(verbose_name="bobot")
 
     class Meta:
         indexes = [models.Index(fields=["term", "-weight"], include=["chunk"], name="posting_impact")]
+        verbose_name = "posting"
+        verbose_name_plural = "posting"
 
 
 class TermStat(models.Model):
@@ -273,12 +299,14 @@ class TermStat(models.Model):
     chunks containing it. Per collection, so a public dataset loaded for
     evaluation never shifts the editorial archive's IDF (or the reverse)."""
 
-    collection = models.CharField(max_length=100)
-    term = models.TextField()
-    df = models.PositiveIntegerField()
+    collection = models.CharField(verbose_name="koleksi", max_length=100)
+    term = models.TextField(verbose_name="istilah")
+    df = models.PositiveIntegerField(verbose_name="frekuensi dokumen")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["collection", "term"], name="termstat_collection_term")]
+        verbose_name = "statistik istilah"
+        verbose_name_plural = "statistik istilah"
 
 
 class LexicalStats(models.Model):
@@ -286,10 +314,14 @@ class LexicalStats(models.Model):
     the average length the stored posting weights were computed with; weights
     are refreshed when the real average drifts (a periodic task)."""
 
-    collection = models.CharField(max_length=100, unique=True)
-    chunk_count = models.PositiveIntegerField(default=0)
-    total_length = models.PositiveBigIntegerField(default=0)
-    weights_avglen = models.FloatField(default=0)
+    collection = models.CharField(verbose_name="koleksi", max_length=100, unique=True)
+    chunk_count = models.PositiveIntegerField(verbose_name="jumlah potongan", default=0)
+    total_length = models.PositiveBigIntegerField(verbose_name="panjang total", default=0)
+    weights_avglen = models.FloatField(verbose_name="panjang rata-rata bobot", default=0)
+
+    class Meta:
+        verbose_name = "statistik leksikal"
+        verbose_name_plural = "statistik leksikal"
 
     @property
     def avglen(self) -> float:

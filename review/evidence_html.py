@@ -50,6 +50,17 @@ def chunk_html(text: str, span: tuple[int, int] | list[int] | None = None) -> Sa
     return mark_safe(clean)  # noqa: S308 — sanitised by nh3 with the allowlist above
 
 
+def snippet_html(text: str, limit: int = 600) -> SafeString:
+    """The start of a chunk, rendered: whole lines up to ``limit`` characters
+    (a table keeps its header and first rows), with "…" when cut."""
+    text = text or ""
+    if len(text) <= limit:
+        return chunk_html(text)
+    cut = text.rfind("\n", 0, limit)
+    head = text[:cut if cut > limit // 3 else limit].rstrip()
+    return mark_safe(chunk_html(head) + '<p class="muted">…</p>')  # noqa: S308 — chunk_html is sanitised
+
+
 def _mark(rendered: str) -> str:
     """Wrap every text piece between the markers in ``<mark class="cited">``."""
     soup = BeautifulSoup(rendered, "html.parser")

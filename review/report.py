@@ -71,8 +71,8 @@ def _latest_retrieval_runs() -> list[EvalRun]:
 
 
 def _retrieval_section(runs: list[EvalRun]) -> Section:
-    section = Section("Retrieval quality by mode",
-                      "Same cases, same k for every mode; measures from ir-measures. Newest run per source.")
+    section = Section("Mutu pencarian per mode",
+                      "Kasus dan k yang sama untuk tiap mode; ukuran dari ir-measures. Run terbaru per sumber.")
     names = [str(m) for m in MEASURES]
     rows = []
     for run in runs:
@@ -81,7 +81,7 @@ def _retrieval_section(runs: list[EvalRun]) -> Section:
                 rows.append([_source(run), f"#{run.pk}", mode, str(values["queries"])]
                             + [f"{values['all'][n]:.4f}" for n in names]
                             + [f"{values['latency_ms']['p50']:.0f}", f"{values['latency_ms']['p95']:.0f}"])
-    section.tables.append(Table(["source", "run", "mode", "queries", *names, "p50 ms", "p95 ms"], rows))
+    section.tables.append(Table(["sumber", "run", "mode", "kueri", *names, "p50 ms", "p95 ms"], rows))
     if rows:
         fig, ax = plt.subplots(figsize=(8, 3.6))
         sources = [_source(r) for r in runs]
@@ -94,7 +94,7 @@ def _retrieval_section(runs: list[EvalRun]) -> Section:
         ax.set_ylabel("nDCG@10")
         ax.set_ylim(0, 1)
         ax.legend(ncol=len(modes), fontsize=8, loc="lower right")
-        ax.set_title("nDCG@10 by mode")
+        ax.set_title("nDCG@10 per mode")
         section.figures.append(("ndcg_by_mode", _png(fig)))
     for run in runs:
         categories = sorted({c for v in run.metrics.values() if "by_category" in v for c in v["by_category"]})
@@ -112,20 +112,20 @@ def _retrieval_section(runs: list[EvalRun]) -> Section:
         ax.set_ylim(0, 1)
         ax.set_ylabel("nDCG@10")
         ax.legend(ncol=len(modes), fontsize=8, loc="lower right")
-        ax.set_title(f"nDCG@10 by category — {_source(run)}")
+        ax.set_title(f"nDCG@10 per kategori — {_source(run)}")
         section.figures.append((f"ndcg_by_category_{_source(run)}", _png(fig)))
     return section
 
 
 def _latency_section(answers: QuerySet[Answer]) -> Section:
-    section = Section("Latency by stage", "Per-stage timings of the stored answers (milliseconds).")
+    section = Section("Latensi per tahap", "Waktu tiap tahap jawaban yang tersimpan (milidetik).")
     timings: dict[str, list[float]] = {s: [] for s in STAGES}
     for answer_timings in answers.order_by("-created_at").values_list("timings_ms", flat=True)[:500]:
         for stage in STAGES:
             if stage in (answer_timings or {}):
                 timings[stage].append(float(answer_timings[stage]))
     present = [s for s in STAGES if timings[s]]
-    section.tables.append(Table(["stage", "answers", "p50 ms", "p95 ms"], [
+    section.tables.append(Table(["tahap", "jawaban", "p50 ms", "p95 ms"], [
         [s, str(len(timings[s])), f"{statistics.median(timings[s]):.0f}",
          f"{sorted(timings[s])[min(len(timings[s]) - 1, int(0.95 * len(timings[s])))]:.0f}"] for s in present]))
     if present:
@@ -133,19 +133,19 @@ def _latency_section(answers: QuerySet[Answer]) -> Section:
         ax.barh(present, [statistics.median(timings[s]) for s in present], color="#1f5fbf")
         ax.set_xlabel("median ms")
         ax.invert_yaxis()
-        ax.set_title("Answer pipeline: median time per stage")
+        ax.set_title("Alur jawaban: median waktu per tahap")
         section.figures.append(("latency_by_stage", _png(fig)))
     else:
-        section.text += " No answers yet."
+        section.text += " Belum ada jawaban."
     return section
 
 
 def _lookup_section(claims: QuerySet[Claim]) -> Section:
-    section = Section("Evidence-lookup times", "From opening a claim's evidence (or seeing the answer) to the "
-                                               "editor's decision, seconds.")
+    section = Section("Waktu mencari bukti", "Dari membuka bukti klaim (atau melihat jawaban) sampai keputusan "
+                                               "editor, dalam detik.")
     for by in ("editor", "category"):
         stats = lookup_stats(by, claims=claims)
-        section.tables.append(Table([by, "decisions", "median s", "p90 s", "supported", "needs_review"],
+        section.tables.append(Table([{"editor": "editor", "category": "kategori"}[by], "keputusan", "median s", "p90 s", "didukung", "perlu ditinjau"],
                                     [[s.label, str(s.count), f"{s.median_s}", f"{s.p90_s}", str(s.supported),
                                       str(s.needs_review)] for s in stats]))
         if stats:
@@ -154,15 +154,15 @@ def _lookup_section(claims: QuerySet[Claim]) -> Section:
             ax.barh(labels, [s.p90_s for s in stats], color="#c9d8f2", label="p90")
             ax.barh(labels, [s.median_s for s in stats], color="#1f5fbf", label="median")
             ax.invert_yaxis()
-            ax.set_xlabel("seconds")
+            ax.set_xlabel("detik")
             ax.legend(fontsize=8)
-            ax.set_title(f"Lookup time per {by}")
+            ax.set_title(f"Waktu mencari bukti per {by}")
             section.figures.append((f"lookup_by_{by}", _png(fig)))
     return section
 
 
 def _comparison_section() -> Section:
-    section = Section("Run-to-run comparison", "The two newest retrieval runs of the same source, query by query.")
+    section = Section("Perbandingan antar-run", "Dua run pencarian terbaru dari sumber yang sama, kueri demi kueri.")
     from .evaluation import runs_compare
 
     by_source: dict[str, list[EvalRun]] = {}
@@ -185,18 +185,18 @@ def _comparison_section() -> Section:
                 ax.plot([0, 1], [0, 1], color="#999", linewidth=1)
                 ax.set_xlabel(f"run #{older.pk} nDCG@10")
                 ax.set_ylabel(f"run #{newer.pk} nDCG@10")
-                ax.set_title(f"{source}, hybrid, per query")
+                ax.set_title(f"{source}, hibrida, per kueri")
                 section.figures.append((f"compare_{source}", _png(fig)))
-    section.tables.append(Table(["source", "runs", "mode", "queries", "better", "worse", "mean Δ nDCG@10"], rows))
+    section.tables.append(Table(["sumber", "run", "mode", "kueri", "lebih baik", "lebih buruk", "rerata Δ nDCG@10"], rows))
     if not rows:
-        section.text += " Fewer than two runs of any source so far."
+        section.text += " Belum ada sumber dengan dua run."
     return section
 
 
 def _answers_section() -> Section:
-    section = Section("Answer evaluation", "Newest eval_answers run per set, every generator of the run side by "
-                      "side (sentence: the generator before the scorer; cosine: the closest unit, never refusing; "
-                      "extractive: the scored engine).")
+    section = Section("Evaluasi jawaban", "Run eval_answers terbaru per set, semua generator run itu berdampingan "
+                      "(sentence: generator sebelum penilai; cosine: unit terdekat, tak pernah menolak; "
+                      "extractive: mesin berpenilai).")
     keys = ("decision_accuracy", "answer_in_claims", "wrong_refusal_rate", "refusal_rate_unanswerable",
             "answered_unanswerable", "confident_wrong_rate", "status_accuracy", "conflict_precision",
             "conflict_recall", "citation_validity", "claim_support_rate", "gold_cited_rate")
@@ -210,7 +210,7 @@ def _answers_section() -> Section:
         for generator, metrics in by_generator.items():
             rows.append([_source(run), f"#{run.pk}", generator, str(metrics.get("cases"))]
                         + ["—" if metrics.get(k) is None else f"{metrics[k]:.3f}" for k in keys])
-    section.tables.append(Table(["set", "run", "generator", "cases", *keys], rows))
+    section.tables.append(Table(["set", "run", "generator", "kasus", *keys], rows))
     return section
 
 
@@ -221,21 +221,21 @@ def _chunking_section() -> Section | None:
         latest.setdefault(run.label, run)
     if not latest:
         return None
-    section = Section("Chunking experiments", "The same questions against the same documents chunked with "
-                                              "different settings, each as its own collection (hybrid).")
+    section = Section("Eksperimen pemotongan", "Pertanyaan yang sama pada dokumen yang sama, dipotong dengan "
+                                              "pengaturan berbeda, tiap pengaturan koleksinya sendiri (hibrida).")
     rows = []
     for label, run in sorted(latest.items()):
         values = run.metrics.get("hybrid", {}).get("all", {})
         rows.append([label.removeprefix("chunking:"), f"#{run.pk}", str(run.config["index"]["active_chunks"]),
                      f"{values.get('nDCG@10', 0):.4f}", f"{values.get('R@10', 0):.4f}",
                      f"{values.get('RR@10', 0):.4f}"])
-    section.tables.append(Table(["setting", "run", "chunks", "nDCG@10", "R@10", "MRR@10"], rows))
+    section.tables.append(Table(["pengaturan", "run", "potongan", "nDCG@10", "R@10", "MRR@10"], rows))
     fig, ax = plt.subplots(figsize=(7, 3))
     ax.bar([r[0] for r in rows], [float(r[3]) for r in rows], color="#1f5fbf")
     ax.set_ylim(0, 1)
     ax.set_ylabel("nDCG@10 (hybrid)")
     ax.tick_params(axis="x", labelsize=8)
-    ax.set_title("Chunking settings")
+    ax.set_title("Pengaturan pemotongan")
     section.figures.append(("chunking", _png(fig)))
     return section
 
@@ -275,7 +275,7 @@ def _html_table(table: Table) -> str:
 
 def report_html(report: Report, *, inline: bool, image_dir: str = "") -> str:
     """The report's body; images inline (base64) for the UI, or as files."""
-    parts = [f"<p class='meta'>Generated {html.escape(report.generated_at)}</p>"]
+    parts = [f"<p class='meta'>Dibuat {html.escape(report.generated_at)}</p>"]
     for section in report.sections:
         parts.append(f"<h2>{html.escape(section.title)}</h2><p>{html.escape(section.text)}</p>")
         parts += [_html_table(t) for t in section.tables]
@@ -289,7 +289,7 @@ def report_html(report: Report, *, inline: bool, image_dir: str = "") -> str:
 def write_report(report: Report, directory: Path) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    md = [f"# Nalarku evaluation report\n\nGenerated {report.generated_at}.\n"]
+    md = [f"# Laporan evaluasi Nalarku\n\nDibuat {report.generated_at}.\n"]
     for section in report.sections:
         md.append(f"## {section.title}\n\n{section.text}\n")
         md += [_md_table(t) for t in section.tables]

@@ -28,7 +28,7 @@ from retrieval.models import Chunk, Document, Revision, RevisionStatus
 from retrieval.search import MODES, SearchError, search
 
 from . import dashboard, diffing, export
-from .evidence_html import chunk_html
+from .evidence_html import chunk_html, snippet_html
 from .answers.pipeline import contract_for, question_run, question_submit
 from .evaluation import case_from_claim
 from .models import Answer, AnswerStatus, Claim, ClaimReview, Question, QuestionState
@@ -344,19 +344,36 @@ def report(request: HtmxHttpRequest) -> HttpResponse:
 
 # --- search ------------------------------------------------------------------------
 
+SEARCH_PAGE_SIZE = 10
+
+
 @require_GET
 @login_required
 def search_page(request: HtmxHttpRequest) -> HttpResponse:
+    """The search desk: results ten per page (``halaman``), each chunk shown
+    as its source reads (a table as a table)."""
     query = request.GET.get("q", "").strip()
     mode = request.GET.get("mode", "hybrid")
+    page_number = min(max(_int_param(request, "halaman") or 1, 1), 100 // SEARCH_PAGE_SIZE)
     context = {"q": query, "mode": mode, "modes": [("hybrid", "Hibrida"), ("lexical", "Leksikal"),
                                                    ("vector", "Semantik")]}
     if query:
         try:
-            context["response"] = search(query, request.user, k=20, mode=mode if mode in MODES else "hybrid",
-                                         include_superseded=bool(request.GET.get("lama")))
+            response = search(query, request.user, k=page_number * SEARCH_PAGE_SIZE,
+                              mode=mode if mode in MODES else "hybrid",
+                              include_superseded=bool(request.GET.get("lama")))
         except SearchError as exc:
             context["error"] = str(exc)
+        else:
+            first = (page_number - 1) * SEARCH_PAGE_SIZE
+            shown = response.results[first:first + SEARCH_PAGE_SIZE]
+            params = {k: v for k, v in request.GET.items() if k != "halaman"}
+            context.update(response=response, first=first, hits=[(h, snippet_html(h.text)) for h in shown],
+                           previous=urlencode({**params, "halaman": page_number - 1}) if page_number > 1 else "",
+                           next=urlencode({**params, "halaman": page_number + 1})
+                           if len(response.results) >= first + SEARCH_PAGE_SIZE
+                           and page_number < 100 // SEARCH_PAGE_SIZE else "",
+                           page_number=page_number)
     template = "review/search.html#results" if request.htmx else "review/search.html"
     return render(request, template, context)
 

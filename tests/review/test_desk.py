@@ -131,6 +131,20 @@ def test_search_page_shows_each_arm(client, archive, make_user):
     assert "Mode leksikal" in partial and "<html" not in partial
 
 
+def test_search_pages_ten_at_a_time_and_shows_tables_as_tables(client, make_user, make_revision):
+    for n in range(13):
+        make_revision(f"# Gerai {n}\n\n| Kota | Jam buka |\n|---|---|\n| Kota{n} | 08.00–17.00 gerai Zamrud |\n",
+                      key=f"G{n:02d}", title=f"Gerai Zamrud {n}", public=True)
+    client.force_login(make_user("editor"))
+    first = client.get(reverse("search"), {"q": "gerai Zamrud", "mode": "lexical"}).content.decode()
+    assert first.count("<li class=\"hit") == 10 and "Berikutnya" in first and "Sebelumnya" not in first
+    assert "<table>" in first and "|---|" not in first
+    second = client.get(reverse("search"), {"q": "gerai Zamrud", "mode": "lexical", "halaman": 2}).content.decode()
+    assert second.count("<li class=\"hit") == 3 and 'start="11"' in second and "Sebelumnya" in second
+    shown = set(re.findall(r"G\d\d:r1:p\d+", first)) | set(re.findall(r"G\d\d:r1:p\d+", second))
+    assert len({e.split(":")[0] for e in shown}) == 13  # every document once, none lost between pages
+
+
 def test_document_revision_and_diff_pages(client, archive, make_user):
     client.force_login(make_user("editor"))
     doc = client.get(reverse("document", args=["S1"])).content.decode()

@@ -222,7 +222,7 @@ def test_report_has_tables_and_real_plots(archive, eval_file, tmp_path, client, 
         retrieval_evaluate(cases=cases_from_set(eval_set), modes=["lexical", "hybrid"], k=5, eval_set=eval_set)
     report = build_report()
     titles = [s.title for s in report.sections]
-    assert titles[:3] == ["Retrieval quality by mode", "Answer evaluation", "Run-to-run comparison"]
+    assert titles[:3] == ["Mutu pencarian per mode", "Evaluasi jawaban", "Perbandingan antar-run"]
     written = write_report(report, tmp_path / "rep")
     names = {p.name for p in written}
     assert {"report.md", "report.html", "ndcg_by_mode.png", "ndcg_by_category_uji.png", "compare_uji.png"} <= names

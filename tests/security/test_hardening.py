@@ -97,3 +97,33 @@ def test_production_responses_carry_the_security_headers(settings, make_user):
     assert response["X-Frame-Options"] == "DENY" and response["X-Content-Type-Options"] == "nosniff"
     assert "frame-ancestors 'none'" in response["Content-Security-Policy"]
     assert response.cookies["csrftoken"]["secure"]
+
+
+def test_production_error_pages_are_the_apps_own_in_indonesian(make_user, monkeypatch):
+    """DEBUG is off under test, as in `make demo`: a missing page and a
+    crashing view get the app's pages, never Django's debug page."""
+    from django.test import Client
+
+    from review import views
+
+    client = Client(raise_request_exception=False)
+    client.force_login(make_user("editor"))
+    missing = client.get("/tidak-ada-halaman-ini/")
+    assert missing.status_code == 404 and "Tidak ditemukan" in missing.content.decode()
+    assert "URLconf" not in missing.content.decode()
+
+    def crash(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(views, "_claims_for", crash)
+    monkeypatch.setattr(views, "contract_for", crash)
+    from review.models import Answer, Question
+
+    answer = Answer.objects.create(question=Question.objects.create(text="x", asked_by=None), status="answered",
+                                   generator="extractive")
+    from django.contrib.auth.models import User
+
+    Question.objects.filter(pk=answer.question_id).update(asked_by=User.objects.get(username="editor"))
+    failed = client.get(f"/jawaban/{answer.pk}/")
+    assert failed.status_code == 500 and "Terjadi kesalahan di server" in failed.content.decode()
+    assert "boom" not in failed.content.decode() and "Traceback" not in failed.content.decode()

@@ -326,13 +326,13 @@ def test_a_reader_without_the_right_sees_no_ones_notes_and_no_review_counts(worl
     mine, theirs = views["insider"], views["onlooker"]
     assert "catatan-rahasia-editor" in mine["page"] and "Didukung</button>" in mine["page"]
     assert mine["json"]["claims"][0]["review"]["note"] == "catatan-rahasia-editor"
-    assert " — _" in mine["md"] and "Evidence-lookup times" in mine["report"]
+    assert " — _" in mine["md"] and "Waktu mencari bukti" in mine["report"]
     # The onlooker reads the same claims, without anyone's notes, decisions or review buttons.
     assert claim.text[:40] in theirs["page"]
     assert "catatan-rahasia-editor" not in theirs["page"] and "Didukung</button>" not in theirs["page"]
     assert 'class="decided"' in mine["page"] and 'class="decided"' not in theirs["page"]
     assert all("review" not in c for c in theirs["json"]["claims"]) and theirs["json"]["claims"]
-    assert " — _" not in theirs["md"] and "Evidence-lookup times" not in theirs["report"]
+    assert " — _" not in theirs["md"] and "Waktu mencari bukti" not in theirs["report"]
 
 
 def test_filter_choices_and_lookup_counts_come_only_from_what_the_viewer_may_see(world, make_user):

@@ -28,9 +28,9 @@ from retrieval.models import Chunk, Document, Revision, RevisionStatus
 from retrieval.search import MODES, SearchError, search
 
 from . import dashboard, diffing, export
-from .evidence_html import chunk_html, snippet_html
 from .answers.pipeline import contract_for, question_run, question_submit
 from .evaluation import case_from_claim
+from .evidence_html import chunk_html, snippet_html
 from .models import Answer, AnswerStatus, Claim, ClaimReview, Question, QuestionState
 from .reviewing import (
     answers_visible_to,

@@ -5,7 +5,6 @@ search, documents — and 404 for everything a reader may not see."""
 from __future__ import annotations
 
 import re
-
 from datetime import UTC, date, datetime
 
 import pytest

@@ -70,16 +70,17 @@ PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 TICK = os.sysconf("SC_CLK_TCK")
 
 GUNICORN_CONF = '''\
-"""Written by bench/load.py: load the embedding model in each worker once it has started."""
-import os, time
+"""Written by bench/load.py: the project's warm start in each worker (gunicorn.conf.py,
+nalarku_site/warm.py), and a mark per worker once it is warm."""
+import json, os
 
 
 def post_worker_init(worker):
-    started = time.perf_counter()
-    from retrieval.embeddings import provider_from_config
-    provider_from_config().embed_query("pemanasan")
+    from nalarku_site.warm import warm_up
+
+    took = warm_up()
     with open(os.path.join(os.environ["NALARKU_LOAD_WARM_DIR"], str(os.getpid())), "w") as out:
-        out.write(f"{time.perf_counter() - started:.3f}")
+        out.write(json.dumps(took))
 '''
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -190,6 +191,37 @@ def provider_from_config(config: dict | None = None) -> EmbeddingProvider:
                          api_key=config.get("api_key", ""), timeout=config.get("timeout", 30.0),
                          batch_size=config.get("batch_size", 32),
                          query_timeout=config.get("query_timeout", _HttpProvider.query_timeout))
+
+
+# --- recent queries ---------------------------------------------------------------
+
+QUERY_CACHE_SIZE = 256
+_recent: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
+_recent_lock = threading.Lock()
+
+
+def embed_query_cached(text: str, provider: EmbeddingProvider) -> np.ndarray:
+    """The query's embedding through a small per-process cache of recent
+    queries (an editor re-asks, searches and then asks the same words, a
+    worker answers a question the web process just searched). Only vectors
+    are kept, so a forked child's copy is safe to use."""
+    key = (provider.provider, provider.model, text)
+    with _recent_lock:
+        vector = _recent.get(key)
+        if vector is not None:
+            _recent.move_to_end(key)
+            return vector.copy()
+    vector = np.asarray(provider.embed_query(text), dtype=np.float32)
+    with _recent_lock:
+        _recent[key] = vector
+        while len(_recent) > QUERY_CACHE_SIZE:
+            _recent.popitem(last=False)
+    return vector.copy()
+
+
+def query_cache_clear() -> None:
+    with _recent_lock:
+        _recent.clear()
 
 
 # --- cache ------------------------------------------------------------------------

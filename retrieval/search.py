@@ -25,7 +25,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 
 from . import graph
-from .embeddings import EmbeddingProvider, provider_from_config
+from .embeddings import EmbeddingProvider, embed_query_cached, provider_from_config
 from .http import ServiceError
 from .models import EmbeddingSpace
 from .rerank import Reranker, RerankError, reranker_from_config
@@ -231,7 +231,7 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
     if mode != "lexical" and space is not None:
         with timed(timings, "embed"):
             try:
-                vector = (provider or provider_from_config()).embed_query(query)
+                vector = embed_query_cached(query, provider or provider_from_config())
             except ServiceError as exc:
                 logger.warning("query embedding failed: %s", exc)
                 degraded.append("semantic_unavailable")

@@ -41,6 +41,15 @@ def make_revision(db) -> Callable[..., Revision]:  # noqa: ANN001
     return make
 
 
+@pytest.fixture(autouse=True)
+def _fresh_query_cache():
+    """Each test embeds its own queries: a vector cached by an earlier test
+    would hide an embedding call (or an embedding outage) from this one."""
+    from retrieval.embeddings import query_cache_clear
+
+    query_cache_clear()
+
+
 @pytest.fixture
 def make_user(db) -> Callable[..., User]:  # noqa: ANN001
     def make(username: str, *groups: str, reviewer: bool = False, **flags: object) -> User:

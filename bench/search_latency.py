@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import sys
 import time
@@ -239,10 +240,27 @@ def timed_search(text: str, vector: np.ndarray, reader: User, mode: str) -> tupl
         return (time.perf_counter() - started) * 1000, captured[0]
 
 
-def run_sql(params: dict) -> tuple[float, list[int]]:
+# The lexical arm's permission check as it was before issue 14 (the
+# permission predicate per posting, which the planner turned into hash joins
+# over every document and revision when those tables are small), kept here
+# to time today's statement side by side with it in one run.
+_NOW_CHECK = re.compile(r"AND CASE WHEN \(SELECT c\.revision_id.*?END", re.S)
+
+
+def before_sql() -> str:
+    from retrieval.search import _VISIBLE
+
+    sql, found = _NOW_CHECK.subn(
+        lambda _: f"AND (SELECT true FROM retrieval_chunk c WHERE c.id = p.chunk_id AND {_VISIBLE})",
+        hybrid_sql(DIMS))
+    assert found == 1, "the lexical arm's permission check moved: update before_sql()"
+    return sql
+
+
+def run_sql(params: dict, sql: str | None = None) -> tuple[float, list[int]]:
     started = time.perf_counter()
     with connection.cursor() as cursor:
-        cursor.execute(hybrid_sql(DIMS), params)
+        cursor.execute(sql or hybrid_sql(DIMS), params)
         rows = cursor.fetchall()
     return (time.perf_counter() - started) * 1000, [row[0] for row in rows]
 
@@ -275,6 +293,16 @@ def measure(size: int, n_queries: int, explain: bool) -> dict:
               "search() hybrid": [timed_search(t, v, reader, "hybrid")[0] for t, v in queries],
               "lexical SQL": [run_sql(p)[0] for p in params["lexical"]],
               "vector SQL": [run_sql(p)[0] for p in params["vector"]], "recall": []}
+    # Side by side in the same run: the statement before issue 14, alternating
+    # query by query with today's, and the results compared.
+    before = before_sql()
+    now_ms, before_ms, same = [], [], 0
+    for p in params["hybrid"]:
+        after_run, before_run = run_sql(p), run_sql(p, before)
+        now_ms.append(after_run[0])
+        before_ms.append(before_run[0])
+        same += after_run[1] == before_run[1]
+    result.update({"hybrid SQL now": now_ms, "hybrid SQL before": before_ms, "same results": same})
     if explain:
         with connection.cursor() as cursor:
             cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + hybrid_sql(DIMS), params["hybrid"][0])
@@ -359,6 +387,13 @@ def main() -> None:
     for size, r in results.items():
         for label, recall, vector_ms, hybrid_ms in r["recall"]:
             print(f"{size:>8,}  {label:<62}{recall:>10.3f}{pct(vector_ms):>18}{pct(hybrid_ms):>18}")
+    print("\nhybrid SQL, today's statement and the one before issue 14, alternating query by query:")
+    print(f"{'chunks':>8}{'now':>18}{'before':>18}{'p50 ratio':>11}{'p95 ratio':>11}{'same top 10':>13}")
+    for size, r in results.items():
+        ratio50 = np.percentile(r["hybrid SQL now"], 50) / np.percentile(r["hybrid SQL before"], 50)
+        ratio95 = np.percentile(r["hybrid SQL now"], 95) / np.percentile(r["hybrid SQL before"], 95)
+        print(f"{size:>8,}{pct(r['hybrid SQL now']):>18}{pct(r['hybrid SQL before']):>18}{ratio50:>11.2f}"
+              f"{ratio95:>11.2f}{r['same results']:>8}/{len(r['hybrid SQL now'])}")
     size = max(results)
     print(f"\ngoals at {size:,} chunks: hybrid SQL p95 "
           f"{np.percentile(results[size]['hybrid SQL'], 95):.1f} ms (<= 50), "

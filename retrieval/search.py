@@ -37,20 +37,33 @@ FUSIONS = ("rrf", "convex")
 
 # The permission predicate of ``Document.objects.visible_to`` (tests keep the
 # two in agreement), for a chunk aliased ``c``.
-_VISIBLE = """
-    c.document_id IN (
+_VISIBLE_DOCUMENTS = """
         SELECT d.id FROM retrieval_document d
         WHERE d.collection = %(collection)s
           AND (%(see_all)s OR d.public OR d.id IN (
                 SELECT dg.document_id FROM retrieval_document_groups dg
                 JOIN auth_user_groups ug ON ug.group_id = dg.group_id
-                WHERE ug.user_id = %(user_id)s)))
+                WHERE ug.user_id = %(user_id)s))
+"""
+_VISIBLE = f"""
+    c.document_id IN ({_VISIBLE_DOCUMENTS})
     AND EXISTS (SELECT 1 FROM retrieval_revision r
                 WHERE r.id = c.revision_id AND r.status = ANY(%(statuses)s))
 """
+# The same predicate as the set of revisions whose chunks the reader may see
+# (a chunk's document is its revision's): computed once per query, so the
+# lexical arm's check per posting is one primary-key lookup and a hash probe,
+# whatever the size of the archive. (Written per posting as the predicate
+# above, the planner chose a hash join over every document and revision for
+# each posting when those tables are small: 10k chunks were slower than 100k.)
+_VISIBLE_REVISIONS = f"""
+    SELECT r.id FROM retrieval_revision r
+    WHERE r.status = ANY(%(statuses)s) AND r.document_id IN ({_VISIBLE_DOCUMENTS})
+"""
 
 _HYBRID = """
-WITH query_terms AS (
+WITH visible_revisions AS MATERIALIZED ({visible_revisions}),
+query_terms AS (
     SELECT ts.term, ln(1 + (s.chunk_count - ts.df + 0.5) / (ts.df + 0.5)) AS idf
     FROM retrieval_termstat ts, retrieval_lexicalstats s
     WHERE s.collection = %(collection)s AND ts.collection = %(collection)s AND ts.df > 0 AND %(use_lexical)s
@@ -65,10 +78,14 @@ lexical AS (
             -- The permission check is a per-posting subquery, not a join:
             -- a join lets the planner hash every posting of a common term and
             -- sort them (measured 640 ms at 100k chunks); this way postings
-            -- are read in index (impact) order and the LIMIT stops early (41 ms).
+            -- are read in index (impact) order and the LIMIT stops early.
+            -- Inside CASE the IN is not turned into a semi join (which
+            -- would read every posting of the term before the LIMIT): it
+            -- stays a filter, a hash probe into the visible revisions.
             SELECT p.chunk_id, p.weight FROM retrieval_posting p
             WHERE p.term = q.term
-              AND (SELECT true FROM retrieval_chunk c WHERE c.id = p.chunk_id AND {visible})
+              AND CASE WHEN (SELECT c.revision_id FROM retrieval_chunk c WHERE c.id = p.chunk_id)
+                            IN (SELECT id FROM visible_revisions) THEN true ELSE false END
             ORDER BY p.weight DESC LIMIT %(per_term)s
         ) p
         GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT %(pool)s
@@ -112,7 +129,7 @@ ORDER BY f.fused_score DESC, f.chunk_id
 def hybrid_sql(dims: int) -> str:
     """The statement for one vector dimension. A type modifier cannot be a
     bind parameter, and the cast must match the space's partial index."""
-    return _HYBRID.format(dims=int(dims), visible=_VISIBLE)
+    return _HYBRID.format(dims=int(dims), visible=_VISIBLE, visible_revisions=_VISIBLE_REVISIONS)
 
 
 @dataclass

@@ -100,7 +100,7 @@ def test_sql_permission_predicate_agrees_with_visible_to(make_revision, make_use
     """The raw-SQL filter of search and Document.objects.visible_to must
     never disagree, for any kind of reader."""
     from retrieval.models import Document
-    from retrieval.search import _VISIBLE
+    from retrieval.search import _VISIBLE, _VISIBLE_REVISIONS
 
     make_revision("publik", key="V1", public=True)
     make_revision("hukum", key="V2", groups=("hukum",))
@@ -118,7 +118,12 @@ def test_sql_permission_predicate_agrees_with_visible_to(make_revision, make_use
             cursor.execute(f"SELECT DISTINCT d.key FROM retrieval_chunk c JOIN retrieval_document d "
                            f"ON d.id = c.document_id WHERE {_VISIBLE}", params)
             by_sql = {row[0] for row in cursor.fetchall()}
-        assert by_sql == set(Document.objects.visible_to(reader).values_list("key", flat=True)), reader
+            # The lexical arm's form: chunks whose revision is in the visible set.
+            cursor.execute(f"SELECT DISTINCT d.key FROM retrieval_chunk c JOIN retrieval_document d "
+                           f"ON d.id = c.document_id WHERE c.revision_id IN ({_VISIBLE_REVISIONS})", params)
+            by_revisions = {row[0] for row in cursor.fetchall()}
+        expected = set(Document.objects.visible_to(reader).values_list("key", flat=True))
+        assert by_sql == expected and by_revisions == expected, reader
 
 
 def test_convex_fusion_orders_by_normalised_scores(archive, make_user):

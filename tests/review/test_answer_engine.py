@@ -156,11 +156,16 @@ PREVIEW = "# Smart Rekam diluncurkan\n\nFitur Smart Rekam KR-220X masih private 
 GA = "# Smart Rekam kini tersedia umum\n\nSmart Rekam KR-220X kini tersedia untuk semua pelanggan sejak 2 Mei 2026."
 
 
-def test_availability_conflicts_only_when_the_question_asks_about_availability(archive, make_revision, make_user):
+@pytest.fixture
+def stages(archive, make_revision):
+    """Two sources disagreeing on the availability stage of one feature."""
     make_revision(PREVIEW, key="S1", title="Smart Rekam", public=True, source_type="announcement",
                   document_date=date(2026, 3, 1))
     make_revision(GA, key="S2", title="Smart Rekam GA", public=True, source_type="documentation",
                   document_date=date(2026, 5, 2))
+
+
+def test_availability_conflicts_only_when_the_question_asks_about_availability(stages, make_user):
     asked = ask("Apakah Smart Rekam KR-220X sudah tersedia untuk semua pelanggan?", make_user)
     [conflict] = [c for c in asked.conflicts if c.kind == "status"]
     assert "private preview" in conflict.note and "S2 r1 (dokumentasi resmi, 2026-05-02)" in conflict.note
@@ -169,10 +174,6 @@ def test_availability_conflicts_only_when_the_question_asks_about_availability(a
     assert not [c for c in other.conflicts if c.kind == "status"]
 
 
-def test_a_refused_answer_shows_no_conflict(archive, make_revision, make_user):
-    make_revision(PREVIEW, key="S1", title="Smart Rekam", public=True, source_type="announcement",
-                  document_date=date(2026, 3, 1))
-    make_revision(GA, key="S2", title="Smart Rekam GA", public=True, source_type="documentation",
-                  document_date=date(2026, 5, 2))
+def test_a_refused_answer_shows_no_conflict(stages, make_user):
     refused = ask("Apakah Smart Rekam KR-230 sudah tersedia untuk semua pelanggan?", make_user)
     assert refused.status == "insufficient_evidence" and refused.conflicts == []

@@ -127,9 +127,12 @@ def load(size: int) -> dict[str, float]:
     with connection.cursor() as cursor:
         cursor.execute("TRUNCATE retrieval_document, retrieval_embeddingspace, retrieval_termstat, "
                        "retrieval_lexicalstats RESTART IDENTITY CASCADE")
-        # Both indexes are built once after loading: cheaper than row-by-row upkeep,
-        # and the weight refresh rewrites every posting anyway.
-        cursor.execute("DROP INDEX IF EXISTS posting_impact, chunk_embedding_hnsw_space_1")
+        # The impact index (the postings' primary key) and the HNSW index are built
+        # once after loading: cheaper than row-by-row upkeep, and the weight refresh
+        # rewrites every posting anyway.
+        cursor.execute("ALTER TABLE retrieval_posting DROP CONSTRAINT IF EXISTS retrieval_posting_pkey")
+        cursor.execute("DROP INDEX IF EXISTS chunk_embedding_hnsw_space_1")
+        cursor.execute("DROP TABLE IF EXISTS bench_wide_posting, bench_wide_termstat")
     rng = np.random.default_rng(size)
     vocab, cdf = vocabulary()
     n_docs = size // PER_REVISION
@@ -197,16 +200,72 @@ def load(size: int) -> dict[str, float]:
     weights_refresh(drift=0)  # every weight against the final average length
     lap("weights")
     with connection.cursor() as cursor:
+        # The refresh wrote a second version of every posting; an operator compacts
+        # after a bulk load as here (bench/README.md gives the size before).
+        cursor.execute("SELECT pg_total_relation_size('retrieval_posting')")
+        phases["bytes before compaction"] = cursor.fetchone()[0]
+        cursor.execute("VACUUM FULL retrieval_posting")
         cursor.execute("SET maintenance_work_mem = '1GB'")  # the HNSW graph is built in memory
-    with connection.schema_editor() as editor:
-        editor.add_index(Posting, next(i for i in Posting._meta.indexes
-                                       if i.name == "posting_impact"))
+        cursor.execute("ALTER TABLE retrieval_posting ADD PRIMARY KEY (term_id, weight, chunk_id)")
     ensure_space_index(space)
     lap("indexes")
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")  # visibility map for index-only scans, fresh statistics
     lap("vacuum")
     return phases
+
+
+# The postings as they were laid out before the lean index (migration 0005):
+# the term as text, 8-byte ids and weights, a surrogate key and a B-tree on the
+# chunk. Built from the lean tables in the same database, so both layouts hold
+# the same postings and are measured, size and speed, in one run.
+WIDE_LAYOUT = """
+CREATE TABLE bench_wide_posting (id bigserial PRIMARY KEY, chunk_id bigint NOT NULL, term text NOT NULL,
+                                 tf integer NOT NULL, weight double precision NOT NULL);
+INSERT INTO bench_wide_posting (chunk_id, term, tf, weight)
+SELECT p.chunk_id, w.lexeme, p.tf, p.weight FROM retrieval_posting p JOIN retrieval_term w ON w.id = p.term_id
+ORDER BY p.chunk_id, w.lexeme;
+CREATE INDEX bench_wide_posting_chunk ON bench_wide_posting (chunk_id);
+CREATE INDEX bench_wide_posting_impact ON bench_wide_posting (term, weight DESC) INCLUDE (chunk_id);
+CREATE TABLE bench_wide_termstat (id bigserial PRIMARY KEY, collection varchar(100) NOT NULL, term text NOT NULL,
+                                  df integer NOT NULL, UNIQUE (collection, term));
+INSERT INTO bench_wide_termstat (collection, term, df)
+SELECT s.collection, w.lexeme, s.df FROM retrieval_termstat s JOIN retrieval_term w ON w.id = s.term_id;
+VACUUM ANALYZE bench_wide_posting;
+VACUUM ANALYZE bench_wide_termstat;
+"""
+
+
+def wide_layout() -> float:
+    """Build the wide copy unless it is there; seconds taken (0 when reused)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass('bench_wide_termstat') IS NOT NULL")
+        if cursor.fetchone()[0]:
+            return 0.0
+        started = time.perf_counter()
+        cursor.execute("SET maintenance_work_mem = '1GB'")
+        for statement in filter(str.strip, WIDE_LAYOUT.split(";")):
+            cursor.execute(statement)
+        return time.perf_counter() - started
+
+
+def layout_bytes() -> dict[str, dict[str, int]]:
+    """Bytes of each layout's postings (heap, TOAST, every index) and of its
+    vocabulary and term statistics."""
+    tables = {"lean": (["retrieval_posting"], ["retrieval_term", "retrieval_termstat"]),
+              "wide": (["bench_wide_posting"], ["bench_wide_termstat"])}
+    sizes = {}
+    with connection.cursor() as cursor:
+        for layout, (postings, vocabulary) in tables.items():
+            sizes[layout] = {}
+            for part, names in (("postings", postings), ("vocabulary", vocabulary)):
+                cursor.execute("SELECT sum(pg_total_relation_size(t::regclass)) FROM unnest(%s::text[]) t",
+                               [names])
+                sizes[layout][part] = int(cursor.fetchone()[0])
+            cursor.execute("SELECT sum(pg_relation_size(i.indexrelid)) FROM pg_index i "
+                           "WHERE i.indrelid = %s::regclass", [postings[0]])
+            sizes[layout]["posting indexes"] = int(cursor.fetchone()[0])
+    return sizes
 
 
 class PreparedQuery:
@@ -252,8 +311,34 @@ def before_sql() -> str:
 
     sql, found = _NOW_CHECK.subn(
         lambda _: f"AND (SELECT true FROM retrieval_chunk c WHERE c.id = p.chunk_id AND {_VISIBLE})",
-        hybrid_sql(DIMS))
+        wide_sql())
     assert found == 1, "the lexical arm's permission check moved: update before_sql()"
+    return sql
+
+
+# Today's statement reading the wide layout: the term by its text, the
+# impact index's own order.
+_LEAN_READS = [
+    ("""    FROM retrieval_term w
+    JOIN retrieval_termstat ts ON ts.term_id = w.id AND ts.collection = %(collection)s
+    JOIN retrieval_lexicalstats s ON s.collection = %(collection)s
+    WHERE ts.df > 0 AND %(use_lexical)s
+      AND w.lexeme IN""", """    FROM bench_wide_termstat ts
+    JOIN retrieval_lexicalstats s ON s.collection = %(collection)s
+    WHERE ts.collection = %(collection)s AND ts.df > 0 AND %(use_lexical)s
+      AND ts.term IN"""),
+    ("SELECT ts.term_id, ln(", "SELECT ts.term, ln("),
+    ("FROM retrieval_posting p\n            WHERE p.term_id = q.term_id",
+     "FROM bench_wide_posting p\n            WHERE p.term = q.term"),
+    ("ORDER BY p.weight DESC, p.chunk_id DESC LIMIT", "ORDER BY p.weight DESC LIMIT"),
+]
+
+
+def wide_sql() -> str:
+    sql = hybrid_sql(DIMS)
+    for lean, wide in _LEAN_READS:
+        assert sql.count(lean) == 1, f"the lexical arm changed: update _LEAN_READS ({lean[:40]!r})"
+        sql = sql.replace(lean, wide)
     return sql
 
 
@@ -293,16 +378,22 @@ def measure(size: int, n_queries: int, explain: bool) -> dict:
               "search() hybrid": [timed_search(t, v, reader, "hybrid")[0] for t, v in queries],
               "lexical SQL": [run_sql(p)[0] for p in params["lexical"]],
               "vector SQL": [run_sql(p)[0] for p in params["vector"]], "recall": []}
-    # Side by side in the same run: the statement before issue 14, alternating
-    # query by query with today's, and the results compared.
-    before = before_sql()
-    now_ms, before_ms, same = [], [], 0
-    for p in params["hybrid"]:
-        after_run, before_run = run_sql(p), run_sql(p, before)
-        now_ms.append(after_run[0])
-        before_ms.append(before_run[0])
-        same += after_run[1] == before_run[1]
-    result.update({"hybrid SQL now": now_ms, "hybrid SQL before": before_ms, "same results": same})
+    # Side by side in the same run, alternating query by query: today's statement,
+    # the same on the wide layout, and the statement before issue 14 (wide layout,
+    # permission predicate per posting); results compared with today's.
+    wide, before = wide_sql(), before_sql()
+    runs = {"now": [], "wide": [], "before": [], "lexical now": [], "lexical wide": []}
+    same = {"wide": 0, "before": 0}
+    for hybrid_params, lexical_params in zip(params["hybrid"], params["lexical"]):
+        now_run, wide_run, before_run = run_sql(hybrid_params), run_sql(hybrid_params, wide), \
+            run_sql(hybrid_params, before)
+        for name, run in (("now", now_run), ("wide", wide_run), ("before", before_run)):
+            runs[name].append(run[0])
+        same["wide"] += now_run[1] == wide_run[1]
+        same["before"] += now_run[1] == before_run[1]
+        runs["lexical now"].append(run_sql(lexical_params)[0])
+        runs["lexical wide"].append(run_sql(lexical_params, wide)[0])
+    result.update({"side by side": runs, "same results": same})
     if explain:
         with connection.cursor() as cursor:
             cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + hybrid_sql(DIMS), params["hybrid"][0])
@@ -364,13 +455,19 @@ def main() -> None:
             print(f"  product HNSW index ready in {time.perf_counter() - started:.1f} s")
         else:
             started, phases = time.perf_counter(), load(size)
+            uncompacted = phases.pop("bytes before compaction")
             print(f"{size:,} chunks loaded in {time.perf_counter() - started:.1f} s ("
-                  + ", ".join(f"{k} {v:.1f} s" for k, v in phases.items()) + ")")
+                  + ", ".join(f"{k} {v:.1f} s" for k, v in phases.items())
+                  + f"); postings {uncompacted / size:,.0f} bytes per chunk before VACUUM FULL")
+        seconds = wide_layout()
+        if seconds:
+            print(f"  wide layout (before migration 0005) copied for comparison in {seconds:.0f} s")
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_size_pretty(pg_database_size(current_database()))")
             print(f"  database {cursor.fetchone()[0]}, {Posting.objects.count():,} postings, "
                   f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         results[size] = measure(size, args.queries, args.explain)
+        results[size]["bytes"] = layout_bytes()
 
     columns = ["hybrid SQL", "search() hybrid", "lexical SQL", "vector SQL"]
     print(f"\nms, p50 / p95 over {args.queries} queries (k 10, pool 50); "
@@ -387,13 +484,28 @@ def main() -> None:
     for size, r in results.items():
         for label, recall, vector_ms, hybrid_ms in r["recall"]:
             print(f"{size:>8,}  {label:<62}{recall:>10.3f}{pct(vector_ms):>18}{pct(hybrid_ms):>18}")
-    print("\nhybrid SQL, today's statement and the one before issue 14, alternating query by query:")
-    print(f"{'chunks':>8}{'now':>18}{'before':>18}{'p50 ratio':>11}{'p95 ratio':>11}{'same top 10':>13}")
+    print("\nside by side, alternating query by query: 'now' is today's statement on the lean postings, "
+          "'wide' the same on the layout before migration 0005, 'before' the statement before issue 14 "
+          "on the wide layout; ratios are now / other")
+    print(f"{'chunks':>8}  {'statement':<14}{'now':>18}{'other':>18}{'p50 ratio':>11}{'p95 ratio':>11}"
+          f"{'same top 10':>13}")
     for size, r in results.items():
-        ratio50 = np.percentile(r["hybrid SQL now"], 50) / np.percentile(r["hybrid SQL before"], 50)
-        ratio95 = np.percentile(r["hybrid SQL now"], 95) / np.percentile(r["hybrid SQL before"], 95)
-        print(f"{size:>8,}{pct(r['hybrid SQL now']):>18}{pct(r['hybrid SQL before']):>18}{ratio50:>11.2f}"
-              f"{ratio95:>11.2f}{r['same results']:>8}/{len(r['hybrid SQL now'])}")
+        runs, n = r["side by side"], len(r["side by side"]["now"])
+        for label, now, other, same in (("hybrid/wide", "now", "wide", r["same results"]["wide"]),
+                                        ("hybrid/before", "now", "before", r["same results"]["before"]),
+                                        ("lexical/wide", "lexical now", "lexical wide", None)):
+            ratio50 = np.percentile(runs[now], 50) / np.percentile(runs[other], 50)
+            ratio95 = np.percentile(runs[now], 95) / np.percentile(runs[other], 95)
+            print(f"{size:>8,}  {label:<14}{pct(runs[now]):>18}{pct(runs[other]):>18}{ratio50:>11.2f}"
+                  f"{ratio95:>11.2f}" + (f"{same:>8}/{n}" if same is not None else ""))
+    print("\nlexical index, bytes per chunk (heap, TOAST and indexes; goal: postings <= 8 KB at 100k):")
+    print(f"{'chunks':>8}  {'layout':<8}{'postings':>10}{'of which indexes':>18}{'vocabulary+df':>15}"
+          f"{'postings ratio':>16}")
+    for size, r in results.items():
+        for layout, b in r["bytes"].items():
+            ratio = b["postings"] / r["bytes"]["wide"]["postings"]
+            print(f"{size:>8,}  {layout:<8}{b['postings'] / size:>10,.0f}{b['posting indexes'] / size:>18,.0f}"
+                  f"{b['vocabulary'] / size:>15,.0f}{ratio:>16.2f}")
     size = max(results)
     print(f"\ngoals at {size:,} chunks: hybrid SQL p95 "
           f"{np.percentile(results[size]['hybrid SQL'], 95):.1f} ms (<= 50), "

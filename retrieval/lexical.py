@@ -25,12 +25,27 @@ B = 0.75
 TS_CONFIG = "indonesian"
 
 # Lexemes of the revision's chunks (heading path included: it is part of the
-# chunk's meaning), with their frequency.
-_TERMS = """
-    SELECT c.id AS chunk_id, t.lexeme AS term, cardinality(t.positions) AS tf
+# chunk's meaning).
+_LEXEMES = """
+    SELECT c.id AS chunk_id, t.lexeme, cardinality(t.positions) AS tf
     FROM retrieval_chunk c,
          unnest(to_tsvector('indonesian', c.heading_path || E'\\n' || c.text)) AS t
     WHERE c.revision_id = %(revision)s
+"""
+
+# New lexemes join the vocabulary in a statement of their own: in the next
+# statement's snapshot every id is visible, those a concurrent ingestion has
+# just committed included (one statement would not see them, and would drop
+# their postings). Sorted, so concurrent inserts lock in the same order.
+ADD_TERMS = f"""
+INSERT INTO retrieval_term (lexeme)
+SELECT DISTINCT lexeme FROM ({_LEXEMES}) l ORDER BY lexeme
+ON CONFLICT (lexeme) DO NOTHING
+"""
+
+# The same, with term ids and frequencies.
+_TERMS = f"""
+    SELECT l.chunk_id, w.id AS term_id, l.tf FROM ({_LEXEMES}) l JOIN retrieval_term w ON w.lexeme = l.lexeme
 """
 
 # Statistics are kept per collection (the revision's document's).
@@ -53,25 +68,27 @@ stats AS (
     RETURNING total_length::float8 / greatest(chunk_count, 1) AS avglen
 ),
 frequencies AS (
-    INSERT INTO retrieval_termstat AS ts (collection, term, df)
-    SELECT {_COLLECTION}, term, count(*) FROM terms GROUP BY term ORDER BY term
-    ON CONFLICT (collection, term) DO UPDATE SET df = ts.df + excluded.df
+    INSERT INTO retrieval_termstat AS ts (collection, term_id, df)
+    SELECT {_COLLECTION}, term_id, count(*) FROM terms GROUP BY term_id ORDER BY term_id
+    ON CONFLICT (collection, term_id) DO UPDATE SET df = ts.df + excluded.df
 )
-INSERT INTO retrieval_posting (chunk_id, term, tf, weight)
-SELECT t.chunk_id, t.term, t.tf,
-       t.tf * ({K1} + 1) / (t.tf + {K1} * (1 - {B} + {B} * l.lexeme_count / greatest(s.avglen, 1)))
+INSERT INTO retrieval_posting (term_id, weight, chunk_id, tf)
+SELECT t.term_id,
+       t.tf * ({K1} + 1) / (t.tf + {K1} * (1 - {B} + {B} * l.lexeme_count / greatest(s.avglen, 1))),
+       t.chunk_id, t.tf
 FROM terms t JOIN lengths l ON l.id = t.chunk_id CROSS JOIN stats s
+ORDER BY t.chunk_id
 """
 
 REMOVE_POSTINGS = f"""
 WITH gone AS (
-    SELECT p.term, count(*) AS n FROM retrieval_posting p
+    SELECT p.term_id, count(*) AS n FROM retrieval_posting p
     JOIN retrieval_chunk c ON c.id = p.chunk_id
-    WHERE c.revision_id = %(revision)s GROUP BY p.term
+    WHERE c.revision_id = %(revision)s GROUP BY p.term_id
 ),
 frequencies AS (
     UPDATE retrieval_termstat ts SET df = greatest(ts.df - g.n, 0)
-    FROM (SELECT * FROM gone ORDER BY term) g WHERE ts.collection = {_COLLECTION} AND ts.term = g.term
+    FROM (SELECT * FROM gone ORDER BY term_id) g WHERE ts.collection = {_COLLECTION} AND ts.term_id = g.term_id
 )
 UPDATE retrieval_lexicalstats s
 SET chunk_count = greatest(s.chunk_count - c.n, 0), total_length = greatest(s.total_length - c.total, 0)
@@ -84,14 +101,14 @@ WHERE s.collection = {_COLLECTION}
 # take their chunks away by cascade), then every weight.
 REBUILD_STATS = """
 WITH actual AS (
-    SELECT d.collection, p.term, count(*) AS df FROM retrieval_posting p
+    SELECT d.collection, p.term_id, count(*) AS df FROM retrieval_posting p
     JOIN retrieval_chunk c ON c.id = p.chunk_id JOIN retrieval_document d ON d.id = c.document_id
-    GROUP BY d.collection, p.term
+    GROUP BY d.collection, p.term_id
 ),
 frequencies AS (
     UPDATE retrieval_termstat ts SET df = coalesce(a.df, 0)
     FROM retrieval_termstat t2
-    LEFT JOIN actual a ON a.collection = t2.collection AND a.term = t2.term
+    LEFT JOIN actual a ON a.collection = t2.collection AND a.term_id = t2.term_id
     WHERE ts.id = t2.id AND ts.df IS DISTINCT FROM coalesce(a.df, 0)
 ),
 totals AS (
@@ -120,6 +137,7 @@ def postings_add(*, revision_id: int) -> None:
     """Index the lexemes of a revision's chunks (call inside the transaction
     that created them)."""
     with connection.cursor() as cursor:
+        cursor.execute(ADD_TERMS, {"revision": revision_id})
         cursor.execute(ADD_POSTINGS, {"revision": revision_id})
 
 
@@ -151,10 +169,11 @@ def weights_refresh(*, drift: float = 0.1) -> list[str]:
 def lexical_rebuild() -> int:
     """Rebuild postings and statistics for every chunk from scratch (after
     an upgrade, or a tokenizer change). Returns the number of revisions."""
-    from .models import LexicalStats, Posting, Revision, TermStat
+    from .models import LexicalStats, Posting, Revision, Term, TermStat
 
     Posting.objects.all().delete()
     TermStat.objects.all().delete()
+    Term.objects.all().delete()  # a tokenizer change leaves lexemes nothing uses
     LexicalStats.objects.all().delete()
     revision_ids = list(Revision.objects.filter(chunks__isnull=False).distinct().values_list("pk", flat=True))
     for revision_id in revision_ids:

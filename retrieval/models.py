@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, Group
+from django.contrib.postgres.indexes import BrinIndex
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -276,20 +277,64 @@ class Relation(models.Model):
         return f"{self.source.key} {self.type} {self.target_key}"
 
 
+class Term(models.Model):
+    """The lexical index's vocabulary: a lexeme and its integer id. Postings
+    carry the 4-byte id instead of the text (sizes in bench/README.md)."""
+
+    id = models.AutoField(primary_key=True)  # int4: postings are the index's bulk
+    lexeme = models.TextField(verbose_name="leksem", unique=True)
+
+    class Meta:
+        verbose_name = "istilah"
+        verbose_name_plural = "istilah"
+
+    def __str__(self) -> str:
+        return self.lexeme
+
+
+class NarrowForeignKey(models.ForeignKey):
+    """A foreign key stored as int4 whatever the target's type. Postings are
+    the index's bulk, 100 per chunk: 4 bytes each on every row. (2³¹ chunk ids
+    is far past the scale path in bench/README.md.)"""
+
+    def db_type(self, connection) -> str:  # noqa: ANN001
+        return "integer"
+
+    def rel_db_type(self, connection) -> str:  # noqa: ANN001
+        return "integer"
+
+
+class RealField(models.FloatField):
+    """A 4-byte float: a posting's weight needs no more than 7 digits."""
+
+    def db_type(self, connection) -> str:  # noqa: ANN001
+        return "real"
+
+
 class Posting(models.Model):
     """One term of one chunk, for the lexical arm. ``weight`` is the BM25 term
     weight without IDF, ``tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen))``, so
     the top postings of a term can be read straight off the index in impact
-    order (see ``retrieval.lexical``)."""
+    order (see ``retrieval.lexical``).
 
-    chunk = models.ForeignKey(Chunk, verbose_name="potongan", on_delete=models.CASCADE,
-                              related_name="postings")
-    term = models.TextField(verbose_name="istilah")
-    tf = models.PositiveIntegerField(verbose_name="frekuensi istilah")
-    weight = models.FloatField(verbose_name="bobot")
+    The row is as narrow as PostgreSQL allows (int4, int4, float4, int2: 40
+    bytes with its header) and the primary key *is* the impact index,
+    (term, weight, chunk), read backwards for the highest weights first and
+    only from the index. Deleting a chunk's postings goes through a BRIN index
+    on the chunk: postings are written chunk by chunk, so their physical
+    order follows the chunk id, and a BRIN index costs a few pages where a
+    B-tree would cost 20 bytes a posting."""
+
+    pk = models.CompositePrimaryKey("term", "weight", "chunk")
+    term = models.ForeignKey(Term, verbose_name="istilah", on_delete=models.PROTECT,
+                             related_name="postings", db_index=False)
+    weight = RealField(verbose_name="bobot")
+    chunk = NarrowForeignKey(Chunk, verbose_name="potongan", on_delete=models.CASCADE,
+                             related_name="postings", db_index=False)
+    tf = models.SmallIntegerField(verbose_name="frekuensi istilah")
 
     class Meta:
-        indexes = [models.Index(fields=["term", "-weight"], include=["chunk"], name="posting_impact")]
+        indexes = [BrinIndex(fields=["chunk"], pages_per_range=16, name="posting_chunk_brin")]
         verbose_name = "posting"
         verbose_name_plural = "posting"
 
@@ -300,7 +345,8 @@ class TermStat(models.Model):
     evaluation never shifts the editorial archive's IDF (or the reverse)."""
 
     collection = models.CharField(verbose_name="koleksi", max_length=100)
-    term = models.TextField(verbose_name="istilah")
+    term = models.ForeignKey(Term, verbose_name="istilah", on_delete=models.PROTECT,
+                             related_name="stats", db_index=False)
     df = models.PositiveIntegerField(verbose_name="frekuensi dokumen")
 
     class Meta:

@@ -64,10 +64,12 @@ _VISIBLE_REVISIONS = f"""
 _HYBRID = """
 WITH visible_revisions AS MATERIALIZED ({visible_revisions}),
 query_terms AS (
-    SELECT ts.term, ln(1 + (s.chunk_count - ts.df + 0.5) / (ts.df + 0.5)) AS idf
-    FROM retrieval_termstat ts, retrieval_lexicalstats s
-    WHERE s.collection = %(collection)s AND ts.collection = %(collection)s AND ts.df > 0 AND %(use_lexical)s
-      AND ts.term IN (SELECT lexeme FROM unnest(to_tsvector('indonesian', %(query)s)))
+    SELECT ts.term_id, ln(1 + (s.chunk_count - ts.df + 0.5) / (ts.df + 0.5)) AS idf
+    FROM retrieval_term w
+    JOIN retrieval_termstat ts ON ts.term_id = w.id AND ts.collection = %(collection)s
+    JOIN retrieval_lexicalstats s ON s.collection = %(collection)s
+    WHERE ts.df > 0 AND %(use_lexical)s
+      AND w.lexeme IN (SELECT lexeme FROM unnest(to_tsvector('indonesian', %(query)s)))
 ),
 lexical AS (
     SELECT chunk_id, score, ROW_NUMBER() OVER (ORDER BY score DESC, chunk_id) AS rank,
@@ -82,11 +84,12 @@ lexical AS (
             -- Inside CASE the IN is not turned into a semi join (which
             -- would read every posting of the term before the LIMIT): it
             -- stays a filter, a hash probe into the visible revisions.
+            -- The order is the primary key's, read backwards: index only.
             SELECT p.chunk_id, p.weight FROM retrieval_posting p
-            WHERE p.term = q.term
+            WHERE p.term_id = q.term_id
               AND CASE WHEN (SELECT c.revision_id FROM retrieval_chunk c WHERE c.id = p.chunk_id)
                             IN (SELECT id FROM visible_revisions) THEN true ELSE false END
-            ORDER BY p.weight DESC LIMIT %(per_term)s
+            ORDER BY p.weight DESC, p.chunk_id DESC LIMIT %(per_term)s
         ) p
         GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT %(pool)s
     ) scored

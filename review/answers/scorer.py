@@ -248,7 +248,8 @@ def _idf(terms: set[str], collection: str) -> dict[str, float]:
     from retrieval.models import LexicalStats, TermStat
 
     stats = LexicalStats.objects.filter(collection=collection).first()
-    df = dict(TermStat.objects.filter(collection=collection, term__in=terms).values_list("term", "df"))
+    df = dict(TermStat.objects.filter(collection=collection, term__lexeme__in=terms)
+                 .values_list("term__lexeme", "df"))
     return idf_normalised(df, stats.chunk_count if stats else 0, terms)
 
 

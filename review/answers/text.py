@@ -262,7 +262,8 @@ def idf_weights(terms: set[str], collection: str = "editorial") -> dict[str, flo
 
     stats = LexicalStats.objects.filter(collection=collection).first()
     n = stats.chunk_count if stats else 0
-    df = dict(TermStat.objects.filter(collection=collection, term__in=terms).values_list("term", "df"))
+    df = dict(TermStat.objects.filter(collection=collection, term__lexeme__in=terms)
+                 .values_list("term__lexeme", "df"))
     return {t: math.log(1 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in terms}
 
 

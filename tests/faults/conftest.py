@@ -352,11 +352,11 @@ def assert_indexed_once(revision_id: int) -> int:
     assert ChunkEmbedding.objects.filter(chunk__revision_id=revision_id, space=space).count() == n
     postings = Posting.objects.filter(chunk__revision_id=revision_id)
     assert set(postings.values_list("chunk_id", flat=True)) == set(chunks.values_list("pk", flat=True))
-    assert not postings.values("chunk_id", "term").annotate(n=Count("id")).filter(n__gt=1).exists()
+    assert not postings.values("chunk_id", "term").annotate(n=Count("tf")).filter(n__gt=1).exists()
     stats = LexicalStats.objects.get(collection="editorial")
     assert stats.chunk_count == Chunk.objects.filter(document__collection="editorial").count()
     actual_df = dict(Posting.objects.filter(chunk__document__collection="editorial").values("term")
-                     .annotate(n=Count("id")).values_list("term", "n"))
+                     .annotate(n=Count("tf")).values_list("term", "n"))
     stored_df = dict(TermStat.objects.filter(collection="editorial", df__gt=0).values_list("term", "df"))
     assert stored_df == actual_df
     return n

@@ -149,7 +149,7 @@ def load(size: int) -> dict[str, float]:
         topics = rng.integers(len(centres), size=len(numbers))
         docs = Document.objects.bulk_create([Document(
             key=f"S{n:06d}", title=" ".join(vocab[w] for w in topic_words[t][:4]).capitalize(),
-            source_type=str(rng.choice(["documentation", "announcement", "article"])),
+            source_type_id=str(rng.choice(["documentation", "announcement", "article"])),
             public=bool(rng.random() < 0.5), collection="editorial")
             for n, t in zip(numbers, topics)])
         Document.groups.through.objects.bulk_create([

@@ -12,7 +12,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 
 from . import ingestion
-from .models import Chunk, Document, EmbeddingSpace, Relation, Revision, RevisionStatus
+from .models import Chunk, Document, EmbeddingSpace, Relation, Revision, RevisionStatus, SourceType
 
 STATUS_COLOURS = {
     RevisionStatus.ACTIVE: "#1b7a3a",
@@ -169,7 +169,7 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
         document = obj.document
         data = ingestion.RevisionInput(
             key=document.key, title=obj.title or document.title, content=obj.content, format=obj.format,
-            source_type=document.source_type, url=document.url, document_date=obj.document_date,
+            source_type=document.source_type_id, url=document.url, document_date=obj.document_date,
             groups=list(document.groups.values_list("name", flat=True)), public=document.public,
             collection=document.collection,
         )
@@ -248,3 +248,27 @@ class EmbeddingSpaceAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
+
+
+@admin.register(SourceType)
+class SourceTypeAdmin(admin.ModelAdmin):
+    """The source-type vocabulary: labels editors read and the authority
+    rank that orders evidence for questions about the present."""
+
+    list_display = ("key", "label", "authority", "created_by_ingest", "document_count")
+    list_editable = ("label", "authority")
+    list_filter = ("created_by_ingest",)
+    search_fields = ("key", "label")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[SourceType]:
+        # Counted over what this admin may read: a count of hidden documents is a leak.
+        visible = Document.objects.visible_to(request.user).values("pk")
+        return super().get_queryset(request).annotate(
+            visible_documents=Count("documents", filter=Q(documents__in=visible)))
+
+    @admin.display(description="dokumen", ordering="visible_documents")
+    def document_count(self, obj: SourceType) -> int:
+        return obj.visible_documents
+
+    def get_readonly_fields(self, request: HttpRequest, obj: SourceType | None = None) -> tuple[str, ...]:
+        return ("key",) if obj else ()  # documents refer to the key

@@ -31,7 +31,7 @@ from django.db.models import Count
 
 from .ingestion import RevisionGone, RevisionInput, content_hash, revision_index, revision_submit
 from .lexical import weights_refresh
-from .models import Chunk, Document, Revision, RevisionStatus, SourceType
+from .models import Chunk, Document, Revision, RevisionStatus
 
 T = TypeVar("T")
 # Wraps an iterable to show progress, e.g. ``lambda items, desc, total: tqdm(items, desc=desc, total=total)``.
@@ -186,7 +186,7 @@ def document_key(collection: str, passage_id: str) -> str:
     return f"{key[:KEY_MAX - len(digest) - 1]}~{digest}"
 
 
-def passage_input(passage: Passage, *, collection: str, source_type: str = SourceType.ARTICLE,
+def passage_input(passage: Passage, *, collection: str, source_type: str = "article",
                   id_as_title: bool = True) -> RevisionInput:
     """What a passage is stored as: a public plain-text document, titled by
     its title (by its id when the dataset gives none, unless ``id_as_title``
@@ -219,7 +219,7 @@ def _passthrough(items: Iterable[T], desc: str, total: int) -> Iterable[T]:
 
 
 def load_corpus(*, directory: Path, collection: str, limit: int | None = None,
-                source_type: str = SourceType.ARTICLE, progress: Progress | None = None) -> LoadResult:
+                source_type: str = "article", progress: Progress | None = None) -> LoadResult:
     """Load the BEIR corpus in ``directory`` into ``collection`` and index it
     in this process. Idempotent: passages whose serving revision already has
     the same content and metadata are skipped without a query each; a passage
@@ -229,7 +229,7 @@ def load_corpus(*, directory: Path, collection: str, limit: int | None = None,
                          source_type=source_type, progress=progress)
 
 
-def load_passages(*, passages: list[Passage], collection: str, source_type: str = SourceType.ARTICLE,
+def load_passages(*, passages: list[Passage], collection: str, source_type: str = "article",
                   id_as_title: bool = True, progress: Progress | None = None) -> LoadResult:
     """Load ``passages`` (from a BEIR corpus or any public dataset) into
     ``collection`` and index them in this process, idempotently."""

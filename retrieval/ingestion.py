@@ -33,6 +33,7 @@ from .models import (
     Relation,
     Revision,
     RevisionStatus,
+    SourceType,
 )
 
 logger = logging.getLogger(__name__)
@@ -65,6 +66,7 @@ class SubmitResult:
     revision: Revision | None  # None: content unchanged, no new revision
     document_created: bool
     groups_created: list[str]
+    source_type_created: bool = False  # data.source_type was new: made with the lowest authority
 
 
 # --- submit ---------------------------------------------------------------------------
@@ -74,14 +76,15 @@ def revision_submit(*, data: RevisionInput, enqueue: bool = True) -> SubmitResul
     """Create or update the document ``data.key`` and add a pending revision
     unless the content equals the newest revision's. Metadata (title, groups,
     public flag …) is updated either way and takes effect at the next query."""
+    source_type_created = SourceType.ensure(data.source_type)
     document, created = Document.objects.select_for_update().get_or_create(
         key=data.key,
-        defaults={"title": data.title, "url": data.url, "source_type": data.source_type,
+        defaults={"title": data.title, "url": data.url, "source_type_id": data.source_type,
                   "public": data.public, "collection": data.collection},
     )
     if not created:
         document.title, document.url = data.title, data.url
-        document.source_type, document.public = data.source_type, data.public
+        document.source_type_id, document.public = data.source_type, data.public
         document.save(update_fields=["title", "url", "source_type", "public", "updated_at"])
 
     groups, groups_created = [], []
@@ -103,7 +106,7 @@ def revision_submit(*, data: RevisionInput, enqueue: bool = True) -> SubmitResul
     digest = content_hash(data.content)
     latest = document.revisions.order_by("-number").first()
     if latest is not None and latest.content_hash == digest:
-        return SubmitResult(document, None, created, groups_created)
+        return SubmitResult(document, None, created, groups_created, source_type_created)
 
     revision = Revision.objects.create(
         document=document,
@@ -116,7 +119,7 @@ def revision_submit(*, data: RevisionInput, enqueue: bool = True) -> SubmitResul
     )
     if enqueue:
         transaction.on_commit(lambda: revision_enqueue(revision_id=revision.pk))
-    return SubmitResult(document, revision, created, groups_created)
+    return SubmitResult(document, revision, created, groups_created, source_type_created)
 
 
 def revision_enqueue(*, revision_id: int, force: bool = False) -> bool:

@@ -8,6 +8,8 @@ date (``Revision.document_date``) is kept apart from when we fetched
 
 from __future__ import annotations
 
+import re
+
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, Group
 from django.contrib.postgres.indexes import BrinIndex
@@ -19,14 +21,55 @@ from pgvector.django import VectorField
 from .chunking import BREADCRUMB_SEPARATOR, ChunkDraft
 
 
-class SourceType(models.TextChoices):
-    DOCUMENTATION = "documentation", "Dokumentasi resmi"
-    ANNOUNCEMENT = "announcement", "Pengumuman"
-    POLICY = "policy", "Kebijakan"
-    SPEC = "spec", "Spesifikasi produk"
-    ARTICLE = "article", "Artikel"
-    TRANSCRIPT = "transcript", "Transkrip"
-    OTHER = "other", "Lainnya"
+DEFAULT_SOURCE_TYPE = "other"
+SOURCE_TYPE_KEY = re.compile(r"[a-z0-9][a-z0-9_-]{0,49}")
+
+
+class SourceType(models.Model):
+    """A kind of source, managed by admins: its key (as manifests and the API
+    write it), its Indonesian label and its authority, which orders evidence
+    for questions about the present (official documentation before an article
+    quoting it). Ingestion creates a type it does not know, with the lowest
+    authority, and reports it, so no line is refused for its type."""
+
+    key = models.CharField(verbose_name="kunci", max_length=50, primary_key=True,
+                           help_text="Huruf kecil, angka, _ atau -, mis. official_docs")
+    label = models.CharField(verbose_name="label", max_length=100, help_text="Nama yang dibaca editor")
+    authority = models.PositiveSmallIntegerField(
+        verbose_name="peringkat otoritas", default=1,
+        help_text="1 = paling berwenang; angka lebih besar = kurang berwenang. "
+                  "Menentukan urutan bukti untuk pertanyaan tentang keadaan sekarang.")
+    created_by_ingest = models.BooleanField(
+        verbose_name="dibuat saat ingest", default=False,
+        help_text="Dibuat otomatis karena muncul di masukan; periksa label dan peringkatnya")
+
+    class Meta:
+        ordering = ["authority", "key"]
+        verbose_name = "jenis sumber"
+        verbose_name_plural = "jenis sumber"
+
+    def __str__(self) -> str:
+        return self.label
+
+    @classmethod
+    def ensure(cls, key: str) -> bool:
+        """Make sure ``key`` exists; True if it was created (with the lowest
+        authority there is, and its key as a provisional label)."""
+        if cls.objects.filter(pk=key).exists():
+            return False
+        lowest = cls.objects.aggregate(models.Max("authority"))["authority__max"] or 1
+        _, created = cls.objects.get_or_create(
+            pk=key, defaults={"label": key.replace("_", " ").replace("-", " "), "authority": lowest,
+                              "created_by_ingest": True})
+        return created
+
+    @classmethod
+    def ranks(cls) -> dict[str, int]:
+        return dict(cls.objects.values_list("key", "authority"))
+
+    @classmethod
+    def labels(cls) -> dict[str, str]:
+        return dict(cls.objects.values_list("key", "label"))
 
 
 class ContentFormat(models.TextChoices):
@@ -58,8 +101,10 @@ class Document(models.Model):
                            help_text="Kunci stabil, mis. D12")
     title = models.CharField(verbose_name="judul", max_length=500)
     url = models.URLField(verbose_name="URL sumber", max_length=1000, blank=True)
-    source_type = models.CharField(verbose_name="jenis sumber", max_length=20,
-                                   choices=SourceType.choices, default=SourceType.OTHER)
+    # The column keeps its name and holds the key, so SQL reads it as before.
+    source_type = models.ForeignKey(SourceType, verbose_name="jenis sumber", on_delete=models.PROTECT,
+                                    db_column="source_type", default=DEFAULT_SOURCE_TYPE,
+                                    related_name="documents")
     public = models.BooleanField(verbose_name="publik", default=False,
                                  help_text="Terlihat oleh semua pengguna")
     groups = models.ManyToManyField(Group, verbose_name="grup", blank=True,

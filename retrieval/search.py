@@ -336,7 +336,7 @@ def _expanded(hits: list[Hit], *, reader: AbstractBaseUser | AnonymousUser | Non
                        title=revision.title, heading_path=chunk.heading_path, text=chunk.text,
                        superseded=False, lexical_rank=None, semantic_rank=None, rrf_score=0.0,
                        semantic_score=_rounded(1 - chunk.distance) if hasattr(chunk, "distance") else None,
-                       source_type=document.source_type,
+                       source_type=document.source_type_id,
                        document_date=revision.document_date.isoformat() if revision.document_date else None,
                        url=document.url, via_graph=True, relation=step.as_dict()))
     return out

@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .ingestion import RevisionInput
-from .models import RelationType, SourceType
+from .models import DEFAULT_SOURCE_TYPE, SOURCE_TYPE_KEY, RelationType
 
 MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
 FORMAT_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
@@ -48,7 +48,8 @@ class ManifestEntry(BaseModel):
     title: str = Field(min_length=1, max_length=500)
     content: str
     format: Literal["markdown", "html", "text"] = "markdown"
-    source_type: SourceType = SourceType.OTHER
+    # Any key: a type the archive lacks is created (with the lowest authority) and reported.
+    source_type: str = DEFAULT_SOURCE_TYPE
     url: str = Field(default="", max_length=1000)
     document_date: date | None = None
     groups: list[str] = Field(default_factory=list)
@@ -76,6 +77,11 @@ class ManifestEntry(BaseModel):
         check_text(value)
         return value
 
+    @field_validator("source_type")
+    @classmethod
+    def _source_type(cls, value: str) -> str:
+        return source_type_key(value)
+
     @field_validator("groups")
     @classmethod
     def _groups(cls, value: list[str]) -> list[str]:
@@ -87,10 +93,19 @@ class ManifestEntry(BaseModel):
     def to_input(self, collection: str = "editorial") -> RevisionInput:
         return RevisionInput(
             key=self.doc_id, title=self.title, content=self.content, format=self.format,
-            source_type=self.source_type.value, url=self.url, document_date=self.document_date,
+            source_type=self.source_type, url=self.url, document_date=self.document_date,
             groups=self.groups, public=self.public, collection=collection,
             relations=[(r.type.value, r.target) for r in self.relations],
         )
+
+
+def source_type_key(value: str) -> str:
+    """A source type's key as stored: lower case; letters, digits, _ and -."""
+    key = value.strip().lower()
+    if not SOURCE_TYPE_KEY.fullmatch(key):
+        raise ValueError(f"{value!r} bukan kunci jenis sumber yang sah: pakai huruf kecil, angka, _ atau - "
+                         "(paling banyak 50 karakter), mis. official_docs")
+    return key
 
 
 def check_text(text: str) -> None:
@@ -105,15 +120,41 @@ def check_text(text: str) -> None:
                          "— pecah menjadi beberapa dokumen")
 
 
+# pydantic's messages are English; an admin reads these instead (by error
+# type, with the context pydantic gives).
+_MESSAGES = {
+    "missing": "wajib diisi",
+    "extra_forbidden": "kolom tidak dikenal",
+    "string_type": "harus berupa teks",
+    "string_too_short": "tidak boleh kosong",
+    "string_too_long": "paling banyak {max_length} karakter",
+    "string_pattern_mismatch": "bentuknya tidak sah (huruf, angka, dan . _ : - saja, diawali huruf atau angka)",
+    "literal_error": "harus salah satu dari: {expected}",
+    "enum": "harus salah satu dari: {expected}",
+    "bool_type": "harus true atau false",
+    "bool_parsing": "harus true atau false",
+    "list_type": "harus berupa daftar [...]",
+    "dict_type": "harus berupa objek {{...}}",
+    "model_type": "harus berupa objek {{...}}",
+    "date_type": "harus tanggal YYYY-MM-DD",
+    "date_parsing": "harus tanggal YYYY-MM-DD",
+    "date_from_datetime_parsing": "harus tanggal YYYY-MM-DD",
+    "date_from_datetime_inexact": "harus tanggal tanpa jam (YYYY-MM-DD)",
+}
+
+
 def _describe(error: ValidationError) -> str:
     parts = []
     for item in error.errors():
         field = ".".join(str(p) for p in item["loc"]) or "baris"
-        message = item["msg"].removeprefix("Value error, ")
-        if item["type"] == "missing":
-            message = "wajib diisi"
-        elif item["type"] == "extra_forbidden":
-            message = "kolom tidak dikenal"
+        template = _MESSAGES.get(item["type"])
+        if item["type"] == "value_error":  # our own validators speak Indonesian already
+            message = str(item["ctx"]["error"]) if "ctx" in item else item["msg"].removeprefix("Value error, ")
+        elif template:
+            # "'a', 'b' or 'c'": the list pydantic gives, with its one English word
+            message = template.format(**{k: str(v).replace(" or ", " atau ") for k, v in item.get("ctx", {}).items()})
+        else:
+            message = f"nilai tidak sah ({item['type']})"
         parts.append(f"{field}: {message}")
     return "; ".join(parts)
 

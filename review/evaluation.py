@@ -595,7 +595,7 @@ def chunking_collection_build(*, setting: ChunkingSetting, source: str = "editor
     for rev in revisions:
         doc = rev.document
         data = RevisionInput(key=f"{setting.collection}:{doc.key}"[:64], title=rev.title, content=rev.content,
-                             format=rev.format, source_type=doc.source_type, url=doc.url,
+                             format=rev.format, source_type=doc.source_type_id, url=doc.url,
                              document_date=rev.document_date, groups=[g.name for g in doc.groups.all()],
                              public=doc.public, collection=setting.collection)
         with disable_auditlog():  # an experiment's copy, not a change to the archive

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from retrieval import source_types
 from retrieval.models import Document
 from retrieval.search import Hit
 
-from .context import AUTHORITY
 from .contract import Claim, Conflict
 from .scorer import Scored, thresholds
 from .text import (
@@ -35,8 +35,6 @@ from .text import (
 )
 from .units import units_of
 
-SOURCE_LABELS = {"documentation": "dokumentasi resmi", "policy": "kebijakan", "spec": "spesifikasi produk",
-                 "announcement": "pengumuman", "transcript": "transkrip", "article": "artikel", "other": "lainnya"}
 
 
 def current_revisions(chunks: list[Hit]) -> dict[str, int]:
@@ -50,12 +48,12 @@ def current_revisions(chunks: list[Hit]) -> dict[str, int]:
 
 
 def _source(hit: Hit) -> str:
-    return (f"{hit.document} r{hit.revision} ({SOURCE_LABELS.get(hit.source_type, hit.source_type)}, "
+    return (f"{hit.document} r{hit.revision} ({source_types.label(hit.source_type).lower()}, "
             f"{hit.document_date or 'tanggal tidak diketahui'})")
 
 
 def _authority(hit: Hit) -> int:
-    return AUTHORITY.get(hit.source_type, len(AUTHORITY))
+    return source_types.authority(hit.source_type)
 
 
 def _weighing(hits: list[Hit]) -> str:
@@ -69,7 +67,7 @@ def _weighing(hits: list[Hit]) -> str:
             _authority(newest) == _authority(strongest):
         return f"{_source(newest)} lebih baru dari {', '.join(dict.fromkeys(_source(h) for h in others))}"
     return (f"{_source(newest)} lebih baru; {_source(strongest)} lebih berwenang "
-            f"({SOURCE_LABELS.get(strongest.source_type, strongest.source_type)})")
+            f"({source_types.label(strongest.source_type).lower()})")
 
 
 def statements(chunks: list[Hit], claims: list[Claim], question: str, scored: Scored | None = None) -> dict[str, str]:

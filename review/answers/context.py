@@ -17,14 +17,12 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from retrieval import source_types
 from retrieval.embeddings import token_count
 from retrieval.search import Hit
 
 from .text import fact_present, facts
 
-# Official documentation over an article quoting it (shown to the editor as
-# the source type; used only to order evidence for questions about the present).
-AUTHORITY = {"documentation": 0, "policy": 0, "spec": 0, "announcement": 1, "transcript": 2, "article": 3}
 
 
 @dataclass(frozen=True)
@@ -64,7 +62,9 @@ def context_select(hits: list[Hit], *, question: str, newest_first: bool = False
         # Questions about the present: official sources first, then the
         # newest (stable sorts: within a date, relevance order stays).
         kept.sort(key=lambda h: h.document_date or "", reverse=True)
-        kept.sort(key=lambda h: AUTHORITY.get(h.source_type, len(AUTHORITY)))
+        # Authority is the admin-managed rank of the source type (official
+        # documentation before an article quoting it).
+        kept.sort(key=lambda h: source_types.authority(h.source_type))
     kept.sort(key=lambda h: h.via_graph)  # graph neighbours after the direct hits
     chosen, used, per_source = [], 0, Counter()
     for hit in kept:

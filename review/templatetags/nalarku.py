@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 
 from django import template
 
+from retrieval import source_types
 from review.answers.text import plain
 
 register = template.Library()
@@ -28,9 +29,6 @@ LABELS = {
     "planted_instruction_ignored": "Klaim yang mengulang instruksi tersembunyi di sumber dibuang",
     # conflict kinds
     "status": "status", "number": "angka", "date": "tanggal",
-    # source types
-    "documentation": "dokumentasi resmi", "announcement": "pengumuman", "article": "artikel",
-    "transcript": "transkrip", "policy": "kebijakan", "spec": "spesifikasi", "other": "lainnya",
     # relations
     "cites": "mengutip", "supersedes": "menggantikan", "contradicts": "bertentangan dengan",
     "motivates": "mendasari", "rejects": "menolak", "related": "terkait",
@@ -42,6 +40,12 @@ LABELS = {
 @register.filter
 def label(code: object) -> str:
     return LABELS.get(str(code), str(code))
+
+
+@register.filter
+def source_label(key: object) -> str:
+    """A source type's label, as admins named it."""
+    return source_types.label(str(key))
 
 
 @register.filter

@@ -75,7 +75,7 @@ def test_load_creates_public_indexed_documents_in_their_collection(dataset):
     assert (result.documents_created, result.revisions_new, result.indexed, result.failed) == (4, 4, 4, [])
     documents = Document.objects.filter(collection="beir-mini")
     assert sorted(documents.values_list("key", flat=True)) == [f"beir-mini:p{n}" for n in range(1, 5)]
-    assert all(d.public and d.source_type == "article" for d in documents)
+    assert all(d.public and d.source_type_id == "article" for d in documents)
     assert documents.get(key="beir-mini:p3").title == "p3"  # no title in the dataset: its id
     for document in documents.select_related("current_revision"):
         assert document.current_revision.status == "active"

@@ -83,7 +83,7 @@ def test_files_with_options(tmp_path: Path):
                           "--document-date", "2026-01-15", "--url", "https://contoh.id/p", "--sync")
     assert error is None, err
     document = Document.objects.get(key="panduan")
-    assert document.title == "Panduan Akun" and document.source_type == "policy"
+    assert document.title == "Panduan Akun" and document.source_type_id == "policy"
     assert set(document.groups.values_list("name", flat=True)) == {"hukum", "redaksi"}
     assert document.current_revision.document_date.isoformat() == "2026-01-15"
     _, err, error = run(str(page), "--doc-id", "H1", "--public", "--sync")

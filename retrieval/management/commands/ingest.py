@@ -18,8 +18,8 @@ from retrieval.ingestion import (
     revision_index,
     revision_submit,
 )
-from retrieval.models import Revision, SourceType
-from retrieval.sources import InputProblem, format_for, read_document_file, read_manifest
+from retrieval.models import DEFAULT_SOURCE_TYPE, Revision
+from retrieval.sources import InputProblem, format_for, read_document_file, read_manifest, source_type_key
 
 
 class Command(BaseCommand):
@@ -37,7 +37,9 @@ class Command(BaseCommand):
         parser.add_argument("--title", help="judul (bawaan: judul pertama dalam file, atau nama file)")
         parser.add_argument("--groups", default="", help="grup yang boleh membaca, dipisah koma")
         parser.add_argument("--public", action="store_true", help="terlihat oleh semua pengguna")
-        parser.add_argument("--source-type", default=SourceType.OTHER, choices=SourceType.values)
+        parser.add_argument("--source-type", default=DEFAULT_SOURCE_TYPE, type=_source_type,
+                            help="jenis sumber (daftarnya di admin: Jenis sumber; README); jenis baru "
+                                 "dibuat dengan otoritas terendah dan dilaporkan")
         parser.add_argument("--document-date", type=_iso_date, help="tanggal dokumen sendiri, YYYY-MM-DD")
         parser.add_argument("--url", default="", help="alamat sumber asli")
         parser.add_argument("--collection", default="editorial",
@@ -74,6 +76,7 @@ class Command(BaseCommand):
         created_docs, unchanged = 0, len(replayed)
         new_revisions: list[tuple[str, int]] = []
         groups_created: list[str] = []
+        types_created: list[str] = []
         for n, (where, data) in enumerate(tqdm(inputs, desc="menyimpan", unit="revisi",
                                                  disable=len(inputs) < 5)):
             if n in replayed:
@@ -84,6 +87,8 @@ class Command(BaseCommand):
             result = revision_submit(data=data, enqueue=not sync)
             created_docs += result.document_created
             groups_created += result.groups_created
+            if result.source_type_created:
+                types_created.append(data.source_type)
             if result.revision is None:
                 unchanged += 1
             else:
@@ -93,6 +98,9 @@ class Command(BaseCommand):
                           f"tidak berubah: {unchanged}")
         if groups_created:
             self.stdout.write(f"Grup baru dibuat: {', '.join(sorted(set(groups_created)))}")
+        if types_created:
+            self.stdout.write(f"Jenis sumber baru dibuat (otoritas terendah; periksa label dan peringkatnya "
+                              f"di admin): {', '.join(sorted(set(types_created)))}")
         if sync:
             self._index(new_revisions, problems)
         elif new_revisions:
@@ -147,6 +155,13 @@ def already_ingested(inputs: list[RevisionInput]) -> set[int]:
         if newest.get(data.key) == content_hash(data.content):
             last_match[data.key] = n
     return {n for n, data in enumerate(inputs) if n < last_match.get(data.key, -1)}
+
+
+def _source_type(value: str) -> str:
+    try:
+        return source_type_key(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _iso_date(value: str) -> date:

@@ -20,7 +20,6 @@ from pgvector.django import VectorField
 
 from .chunking import BREADCRUMB_SEPARATOR, ChunkDraft
 
-
 DEFAULT_SOURCE_TYPE = "other"
 SOURCE_TYPE_KEY = re.compile(r"[a-z0-9][a-z0-9_-]{0,49}")
 

@@ -36,7 +36,6 @@ from .text import (
 from .units import units_of
 
 
-
 def current_revisions(chunks: list[Hit]) -> dict[str, int]:
     """Document key → the number of the revision serving now, for the
     documents of superseded evidence."""

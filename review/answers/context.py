@@ -24,7 +24,6 @@ from retrieval.search import Hit
 from .text import fact_present, facts
 
 
-
 @dataclass(frozen=True)
 class ContextPolicy:
     budget_tokens: int = 1800

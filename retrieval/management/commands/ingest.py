@@ -19,7 +19,13 @@ from retrieval.ingestion import (
     revision_submit,
 )
 from retrieval.models import DEFAULT_SOURCE_TYPE, Revision
-from retrieval.sources import InputProblem, format_for, read_document_file, read_manifest, source_type_key
+from retrieval.sources import (
+    InputProblem,
+    format_for,
+    read_document_file,
+    read_manifest,
+    source_type_key,
+)
 
 
 class Command(BaseCommand):

@@ -4,6 +4,10 @@ ingestion status and errors, and a re-index action."""
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import models
@@ -11,7 +15,8 @@ from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from . import ingestion
+from . import ingestion, sources
+from .converters import MAX_FILE_BYTES
 from .models import Chunk, Document, EmbeddingSpace, Relation, Revision, RevisionStatus, SourceType
 
 STATUS_COLOURS = {
@@ -140,6 +145,49 @@ class ChunkInline(ByDocument, admin.TabularInline):
         return False
 
 
+class RevisionAddForm(forms.ModelForm):
+    """A new revision from pasted text or an uploaded file (.pdf, .docx,
+    .md, .html, .txt): the file's text replaces the pasted one and sets the
+    format; a file that cannot be read is refused with its name and the reason."""
+
+    upload = forms.FileField(label="berkas", required=False,
+                             help_text="PDF (dengan lapisan teks), DOCX, Markdown, HTML atau teks; "
+                                       f"paling besar {MAX_FILE_BYTES // 1048576} MB. Mengganti isi di atas.")
+
+    class Meta:
+        model = Revision
+        fields = ("document", "title", "format", "document_date", "content")
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["content"].required = False
+        self.page_starts: list[int] = []
+
+    def clean(self) -> dict:
+        data = super().clean()
+        upload = data.get("upload")
+        if upload:
+            fmt = sources.FORMAT_BY_SUFFIX.get(Path(upload.name).suffix.lower())
+            if fmt is None:
+                raise forms.ValidationError({"upload": f"{upload.name}: format tidak dikenal; gunakan "
+                                                       ".pdf, .docx, .md, .html atau .txt"})
+            if upload.size > MAX_FILE_BYTES:
+                raise forms.ValidationError({"upload": f"{upload.name}: {upload.size / 1048576:.1f} MB; "
+                                                       f"batasnya {MAX_FILE_BYTES // 1048576} MB"})
+            with tempfile.TemporaryDirectory() as folder:
+                path = Path(folder) / Path(upload.name).name
+                path.write_bytes(upload.read())
+                try:
+                    loaded = sources.read_document_file(path, fmt)
+                except ValueError as exc:
+                    raise forms.ValidationError({"upload": f"{upload.name}: {exc}"}) from None
+            data["content"], data["format"], self.page_starts = loaded.text, fmt, loaded.page_starts
+            self.instance.content, self.instance.format = loaded.text, fmt
+        elif not (data.get("content") or "").strip():
+            raise forms.ValidationError({"content": "isi kosong: tempel teks atau unggah berkas"})
+        return data
+
+
 @admin.register(Revision)
 class RevisionAdmin(ByDocument, admin.ModelAdmin):
     list_display = ("__str__", "title", "document_date", "fetched_at", "indexed_at", "status_display",
@@ -153,7 +201,7 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
 
     def get_fields(self, request: HttpRequest, obj: Revision | None = None) -> tuple[str, ...]:
         if obj is None:
-            return ("document", "title", "format", "document_date", "content")
+            return ("document", "title", "format", "document_date", "content", "upload")
         return ("document", "number", "title", "format", "document_date", "fetched_at", "indexed_at",
                 "status", "error", "attempts", "chunker_version", "content_hash", "content")
 
@@ -163,6 +211,14 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
         # A saved revision is history: new content means a new revision.
         return self.get_fields(request, obj)
 
+    def get_inlines(self, request: HttpRequest, obj: Revision | None = None) -> list:
+        return self.inlines if obj is not None else []  # a new revision has no chunks yet
+
+    def get_form(self, request: HttpRequest, obj: Revision | None = None, **kwargs: object):  # noqa: ANN201
+        if obj is None:
+            kwargs["form"] = RevisionAddForm
+        return super().get_form(request, obj, **kwargs)
+
     def save_model(self, request: HttpRequest, obj: Revision, form, change: bool) -> None:  # noqa: ANN001
         if change:
             return
@@ -171,7 +227,7 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
             key=document.key, title=obj.title or document.title, content=obj.content, format=obj.format,
             source_type=document.source_type_id, url=document.url, document_date=obj.document_date,
             groups=list(document.groups.values_list("name", flat=True)), public=document.public,
-            collection=document.collection,
+            collection=document.collection, page_starts=getattr(form, "page_starts", []),
         )
         result = ingestion.revision_submit(data=data)
         if result.revision is None:

@@ -591,8 +591,11 @@ PARSERS: dict[str, Callable[[str], list[Block]]] = {
     "markdown": markdown_blocks,
     "html": html_blocks,
     "text": text_blocks,
+    # PDF and DOCX are stored as the Markdown retrieval.converters made of them.
+    "pdf": markdown_blocks,
+    "docx": markdown_blocks,
 }
-VERBATIM_FORMATS = {"markdown", "text"}
+VERBATIM_FORMATS = {"markdown", "text", "pdf", "docx"}
 
 
 # --- grouping and packing ------------------------------------------------------

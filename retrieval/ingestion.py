@@ -22,6 +22,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from .chunking import CHUNKER_VERSION, ChunkDraft, ChunkingError, chunk_document
+from .converters import page_of
 from .embeddings import EmbeddingProvider, embed_passages_cached, provider_from_config, token_count
 from .http import ServiceError
 from .lexical import postings_add, postings_remove
@@ -58,6 +59,7 @@ class RevisionInput:
     public: bool = False
     relations: list[tuple[str, str]] = field(default_factory=list)  # (type, target key)
     collection: str = "editorial"
+    page_starts: list[int] = field(default_factory=list)  # a PDF's page offsets in ``content``
 
 
 @dataclass
@@ -113,6 +115,7 @@ def revision_submit(*, data: RevisionInput, enqueue: bool = True) -> SubmitResul
         number=(latest.number + 1) if latest else 1,
         title=data.title,
         content=data.content,
+        page_starts=data.page_starts,
         format=data.format,
         content_hash=digest,
         document_date=data.document_date,
@@ -264,7 +267,7 @@ def revision_index(*, revision_id: int, provider: EmbeddingProvider | None = Non
             Chunk(revision=revision, document=document, position=d.position,
                   key=f"{document.key}:r{revision.number}:p{d.position}", kind=d.kind,
                   heading_path=d.breadcrumb, text=d.text, token_count=d.token_count,
-                  char_start=d.char_start, char_end=d.char_end)
+                  char_start=d.char_start, char_end=d.char_end, page=page_of(d.char_start, revision.page_starts))
             for d in drafts
         ])
         ChunkEmbedding.objects.bulk_create([

@@ -75,6 +75,9 @@ class ContentFormat(models.TextChoices):
     MARKDOWN = "markdown", "Markdown"
     HTML = "html", "HTML"
     TEXT = "text", "Teks biasa"
+    # Stored as the Markdown their text became (retrieval.converters).
+    PDF = "pdf", "PDF"
+    DOCX = "docx", "Word (DOCX)"
 
 
 class DocumentQuerySet(models.QuerySet["Document"]):
@@ -152,6 +155,8 @@ class Revision(models.Model):
     format = models.CharField(verbose_name="format", max_length=10, choices=ContentFormat.choices,
                               default=ContentFormat.MARKDOWN)
     content_hash = models.CharField(verbose_name="hash isi", max_length=64, db_index=True)
+    page_starts = models.JSONField(verbose_name="awal halaman", default=list, blank=True,
+                                   help_text="Posisi awal tiap halaman dalam isi (PDF); kosong tanpa halaman")
     document_date = models.DateField(verbose_name="tanggal dokumen", null=True, blank=True,
                                      help_text="Tanggal terbit/berlaku dokumen itu sendiri")
     fetched_at = models.DateTimeField(verbose_name="diambil", default=timezone.now,
@@ -209,6 +214,8 @@ class Chunk(models.Model):
     token_count = models.PositiveIntegerField(verbose_name="jumlah token")
     char_start = models.PositiveIntegerField(verbose_name="awal karakter")
     char_end = models.PositiveIntegerField(verbose_name="akhir karakter")
+    page = models.PositiveIntegerField(verbose_name="halaman", null=True, blank=True,
+                                       help_text="Halaman tempat potongan dimulai (PDF)")
     # Lexemes counted for BM25 (the chunk's "document length").
     lexeme_count = models.PositiveIntegerField(verbose_name="jumlah leksem", default=0)
 

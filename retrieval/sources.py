@@ -7,6 +7,8 @@ stops the good ones.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,14 +16,23 @@ from datetime import date
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from .converters import BINARY_FORMATS, MAX_FILE_BYTES, Converted, convert
 from .ingestion import RevisionInput
 from .models import DEFAULT_SOURCE_TYPE, SOURCE_TYPE_KEY, RelationType
 
 MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
 FORMAT_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
-                    ".txt": "text"}
+                    ".txt": "text", ".pdf": "pdf", ".docx": "docx"}
 
 
 @dataclass(frozen=True)
@@ -46,8 +57,12 @@ class ManifestEntry(BaseModel):
 
     doc_id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
     title: str = Field(min_length=1, max_length=500)
-    content: str
-    format: Literal["markdown", "html", "text"] = "markdown"
+    # The revision's content is given in exactly one way: ``content`` (base64
+    # for pdf and docx), ``path`` (relative to the manifest), or ``fetch`` from ``url``.
+    content: str = ""
+    path: str = Field(default="", max_length=1000)
+    fetch: bool = False
+    format: Literal["markdown", "html", "text", "pdf", "docx"] = "markdown"
     # Any key: a type the archive lacks is created (with the lowest authority) and reported.
     source_type: str = DEFAULT_SOURCE_TYPE
     url: str = Field(default="", max_length=1000)
@@ -71,11 +86,36 @@ class ManifestEntry(BaseModel):
                 raise ValueError("berisi karakter Unicode yang tidak sah (surrogate tunggal)") from None
         return self
 
-    @field_validator("content")
-    @classmethod
-    def _content(cls, value: str) -> str:
-        check_text(value)
-        return value
+    _page_starts: list[int] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ManifestEntry:
+        given = [name for name, value in (("content", self.content), ("path", self.path), ("fetch", self.fetch))
+                 if value]
+        if len(given) != 1:
+            raise ValueError("isi harus diberikan dengan tepat satu dari content, path atau fetch "
+                             f"({'tidak ada' if not given else 'ada ' + ', '.join(given)})")
+        if self.fetch and not self.url:
+            raise ValueError("fetch: true memerlukan url")
+        if self.content and self.format not in BINARY_FORMATS:
+            check_text(self.content)
+        return self
+
+    def resolve(self, base_dir: Path) -> None:
+        """Read a ``path`` or decode a base64 ``content`` into the text the
+        chunker reads (a fetched line is read later, by the fetcher).
+        ValueError says what is wrong."""
+        if self.path:
+            loaded = read_document_file(base_dir / self.path, self.format)
+        elif self.content and self.format in BINARY_FORMATS:
+            try:
+                data = base64.b64decode(self.content, validate=True)
+            except (binascii.Error, ValueError):
+                raise ValueError(f"content untuk format {self.format} harus base64 yang sah") from None
+            loaded = convert(data, self.format)
+        else:
+            return
+        self.content, self._page_starts = loaded.text, loaded.page_starts
 
     @field_validator("source_type")
     @classmethod
@@ -94,7 +134,7 @@ class ManifestEntry(BaseModel):
         return RevisionInput(
             key=self.doc_id, title=self.title, content=self.content, format=self.format,
             source_type=self.source_type, url=self.url, document_date=self.document_date,
-            groups=self.groups, public=self.public, collection=collection,
+            groups=self.groups, public=self.public, collection=collection, page_starts=self._page_starts,
             relations=[(r.type.value, r.target) for r in self.relations],
         )
 
@@ -146,7 +186,7 @@ _MESSAGES = {
 def _describe(error: ValidationError) -> str:
     parts = []
     for item in error.errors():
-        field = ".".join(str(p) for p in item["loc"]) or "baris"
+        field = ".".join(str(p) for p in item["loc"])
         template = _MESSAGES.get(item["type"])
         if item["type"] == "value_error":  # our own validators speak Indonesian already
             message = str(item["ctx"]["error"]) if "ctx" in item else item["msg"].removeprefix("Value error, ")
@@ -155,7 +195,7 @@ def _describe(error: ValidationError) -> str:
             message = template.format(**{k: str(v).replace(" or ", " atau ") for k, v in item.get("ctx", {}).items()})
         else:
             message = f"nilai tidak sah ({item['type']})"
-        parts.append(f"{field}: {message}")
+        parts.append(f"{field}: {message}" if field else message)  # a whole-line rule names no field
     return "; ".join(parts)
 
 
@@ -189,25 +229,38 @@ def read_manifest(path: Path) -> Iterator[ManifestEntry | InputProblem]:
             if not isinstance(payload, dict):
                 yield InputProblem(where, "setiap baris harus berupa objek JSON")
                 continue
+            label = payload.get("doc_id")
+            where_doc = f"{where}" + (f" ({label})" if isinstance(label, str) else "")
             try:
-                yield ManifestEntry.model_validate(payload)
+                entry = ManifestEntry.model_validate(payload)
+                entry.resolve(path.parent)
             except ValidationError as exc:
-                label = payload.get("doc_id")
-                yield InputProblem(f"{where}" + (f" ({label})" if isinstance(label, str) else ""),
-                                   _describe(exc))
+                yield InputProblem(where_doc, _describe(exc))
+                continue
+            except ValueError as exc:
+                yield InputProblem(where_doc, str(exc))
+                continue
+            yield entry
 
 
-def read_document_file(path: Path, fmt: str | None = None) -> str:
-    """Text of a .md/.html/.txt file; ``ValueError`` says why it cannot be used."""
+def read_document_file(path: Path, fmt: str | None = None) -> Converted:
+    """The text (and a PDF's pages) of a .md/.html/.txt/.pdf/.docx file;
+    ``ValueError`` says why it cannot be used."""
     if fmt is None and path.suffix.lower() not in FORMAT_BY_SUFFIX:
         raise ValueError(f"format tidak dikenal '{path.suffix or '(tanpa ekstensi)'}'; "
-                         "gunakan .md, .html atau .txt")
+                         "gunakan .md, .html, .txt, .pdf atau .docx")
+    fmt = fmt or FORMAT_BY_SUFFIX[path.suffix.lower()]
     if not path.is_file():
-        raise ValueError("file tidak ditemukan")
-    if path.stat().st_size > MAX_DOCUMENT_BYTES:
+        raise ValueError(f"file tidak ditemukan: {path}")
+    limit = MAX_FILE_BYTES if fmt in BINARY_FORMATS else MAX_DOCUMENT_BYTES
+    if path.stat().st_size > limit:
         raise ValueError(f"file {path.stat().st_size / 1048576:.1f} MB; batasnya "
-                         f"{MAX_DOCUMENT_BYTES // 1048576} MB — pecah menjadi beberapa dokumen")
+                         f"{limit // 1048576} MB — pecah menjadi beberapa dokumen")
     data = path.read_bytes()
+    if fmt in BINARY_FORMATS:
+        converted = convert(data, fmt)
+        check_text(converted.text)
+        return converted
     if b"\x00" in data[:8192]:
         raise ValueError("file biner, bukan teks (berisi byte NUL)")
     try:
@@ -216,7 +269,7 @@ def read_document_file(path: Path, fmt: str | None = None) -> str:
         raise ValueError(f"bukan UTF-8 yang valid (byte 0x{data[exc.start]:02x} di posisi {exc.start}); "
                          "simpan ulang sebagai UTF-8") from None
     check_text(text)
-    return text
+    return Converted(text)
 
 
 def format_for(path: Path) -> str:

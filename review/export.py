@@ -47,7 +47,8 @@ def answer_export_markdown(*, answer: Answer, contract: AnswerContract, claims: 
     if contract.evidence:
         lines += ["", "## Sumber", ""]
     for eid, e in contract.evidence.items():
-        where = f"{e.title}, revisi {e.revision}, tanggal {e.document_date or 'tidak diketahui'}"
+        page = f", hlm. {e.page}" if e.page else ""
+        where = f"{e.title}, revisi {e.revision}{page}, tanggal {e.document_date or 'tidak diketahui'}"
         flag = f" (sudah diganti; berlaku r{e.current_revision})" if e.superseded and e.current_revision else ""
         url = safe_href(e.url)
         lines.append(f"- [{eid}] {_one_line(where)}{flag}" + (f" <{url}>" if url else ""))

@@ -63,6 +63,7 @@ class Evidence(BaseModel):
     revision: int
     title: str
     heading_path: str = ""
+    page: int | None = None  # "hlm. 3": the page of a PDF the evidence starts on
     document_date: str | None = None
     indexed_at: str | None = None
     source_type: str

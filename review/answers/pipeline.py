@@ -254,6 +254,7 @@ def hits_as_of(hits: list[Hit], as_of: date) -> list[Hit]:
 
 def _evidence(hit: Hit, current: dict[str, int], indexed_at: datetime | None = None) -> Evidence:
     return Evidence(document=hit.document, revision=hit.revision, title=hit.title, heading_path=hit.heading_path,
+                    page=hit.page,
                     document_date=hit.document_date, indexed_at=indexed_at.isoformat() if indexed_at else None, source_type=hit.source_type, superseded=hit.superseded,
                     current_revision=current.get(hit.document) if hit.superseded else None, url=hit.url,
                     via_graph=hit.via_graph, relation=hit.relation, semantic_score=hit.semantic_score,

@@ -30,14 +30,14 @@ from retrieval.sources import (
 
 class Command(BaseCommand):
     help = (
-        "Masukkan dokumen ke arsip. Dari file (.md, .html, .txt) atau dari manifest JSONL "
+        "Masukkan dokumen ke arsip. Dari file (.md, .html, .txt, .pdf, .docx) atau dari manifest JSONL "
         "(--manifest), satu revisi per baris; baris dengan doc_id sama adalah revisi berurutan. "
         "Isi yang identik dengan revisi terakhir tidak membuat revisi baru. Tanpa --sync "
         "pengindeksan dikerjakan worker Celery; dengan --sync di proses ini, sampai selesai."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("files", nargs="*", type=Path, help="file .md, .html atau .txt")
+        parser.add_argument("files", nargs="*", type=Path, help="file .md, .html, .txt, .pdf (lapisan teks) atau .docx")
         parser.add_argument("--manifest", type=Path, help="manifest JSONL, satu revisi per baris")
         parser.add_argument("--doc-id", help="kunci dokumen (bawaan: nama file tanpa ekstensi)")
         parser.add_argument("--title", help="judul (bawaan: judul pertama dalam file, atau nama file)")
@@ -135,12 +135,12 @@ class Command(BaseCommand):
                                              f"{tokens} token"))
 
     def _file_input(self, path: Path, options: dict) -> RevisionInput:
-        text = read_document_file(path)
-        fmt = format_for(path)
+        loaded = read_document_file(path)
+        text, fmt = loaded.text, format_for(path)
         return RevisionInput(
             key=options["doc_id"] or path.stem,
             title=options["title"] or _first_heading(text, fmt) or path.stem,
-            content=text, format=fmt, source_type=options["source_type"], url=options["url"],
+            content=text, format=fmt, page_starts=loaded.page_starts, source_type=options["source_type"], url=options["url"],
             document_date=options["document_date"], public=options["public"],
             groups=[g.strip() for g in options["groups"].split(",") if g.strip()],
             collection=options["collection"],
@@ -178,6 +178,7 @@ def _iso_date(value: str) -> date:
 
 
 def _first_heading(text: str, fmt: str) -> str:
-    pattern = {"markdown": r"^#{1,6}\s+(.+?)\s*#*\s*$", "html": r"<h1[^>]*>(.*?)</h1>"}.get(fmt)
+    markdown = r"^#{1,6}\s+(.+?)\s*#*\s*$"
+    pattern = {"markdown": markdown, "pdf": markdown, "docx": markdown, "html": r"<h1[^>]*>(.*?)</h1>"}.get(fmt)
     match = re.search(pattern, text, re.M | re.I | re.S) if pattern else None
     return re.sub(r"<[^>]+>|\s+", " ", match.group(1)).strip()[:500] if match else ""

@@ -1,0 +1,232 @@
+"""PDF and Word files into the Markdown the chunker reads.
+
+A PDF's text layer is read with pdfplumber (pdfminer.six underneath): it
+gives each character's font size, so headings can be told from body text,
+and it finds ruled tables. Pages are kept: ``Converted.page_starts`` holds
+the offset in the text where each page begins, so every chunk of a PDF
+knows its page ("hlm. 3"). A DOCX is read with python-docx: heading styles,
+list paragraphs and tables become Markdown headings, items and tables. Word
+has no fixed pages (they depend on rendering), so a DOCX has none.
+
+Every failure is a ``ConversionError`` whose message says, in Indonesian,
+what is wrong with the file and what to do.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import statistics
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+BINARY_FORMATS = ("pdf", "docx")
+MAX_FILE_BYTES = 25 * 1024 * 1024
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0"  # encrypted Office files and old .doc are OLE containers
+_BULLET = re.compile(r"^\s*(?:[•▪●◦‣∙·\-–*]|\(?\d{1,2}[.)]|[a-z][.)])\s+")
+
+
+class ConversionError(ValueError):
+    """The file cannot be read as its format; the message is for the admin."""
+
+
+@dataclass
+class Converted:
+    text: str  # Markdown
+    page_starts: list[int] = field(default_factory=list)  # offset of page 1, 2, … in ``text``; empty: no pages
+
+
+def convert(data: bytes, fmt: str) -> Converted:
+    """``data`` (a whole file) as Markdown, with its page offsets."""
+    if len(data) > MAX_FILE_BYTES:
+        raise ConversionError(f"file {len(data) / 1048576:.1f} MB; batasnya {MAX_FILE_BYTES // 1048576} MB")
+    if not data:
+        raise ConversionError("file kosong")
+    if fmt == "pdf":
+        return pdf_to_markdown(data)
+    if fmt == "docx":
+        return docx_to_markdown(data)
+    raise ConversionError(f"format biner tidak dikenal: {fmt!r}")
+
+
+def page_of(offset: int, page_starts: list[int]) -> int | None:
+    """The 1-based page holding ``offset``, or None for a document without pages."""
+    if not page_starts:
+        return None
+    page = 0
+    for n, start in enumerate(page_starts):
+        if start > offset:
+            break
+        page = n
+    return page + 1
+
+
+# --- PDF ------------------------------------------------------------------------
+
+def pdf_to_markdown(data: bytes) -> Converted:
+    import pdfplumber
+    from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
+    from pdfminer.pdfparser import PDFSyntaxError
+    from pdfplumber.utils.exceptions import PdfminerException
+
+    if not data.lstrip()[:5].startswith(b"%PDF"):
+        raise ConversionError("bukan file PDF (tidak diawali %PDF)")
+    try:
+        with pdfplumber.open(io.BytesIO(data)) as pdf:
+            pages = [list(_page_lines(page)) for page in pdf.pages]
+    except (PDFPasswordIncorrect, PDFEncryptionError):
+        raise ConversionError("PDF terenkripsi dengan kata sandi; simpan ulang tanpa sandi lalu masukkan lagi") \
+            from None
+    except PdfminerException as exc:
+        cause = exc.args[0] if exc.args else exc
+        if isinstance(cause, (PDFPasswordIncorrect, PDFEncryptionError)):
+            raise ConversionError("PDF terenkripsi dengan kata sandi; simpan ulang tanpa sandi lalu masukkan "
+                                  "lagi") from None
+        raise ConversionError(f"PDF rusak atau tidak lengkap ({type(cause).__name__})") from None
+    except (PDFSyntaxError, ValueError, KeyError, TypeError, AttributeError, AssertionError) as exc:
+        raise ConversionError(f"PDF rusak atau tidak lengkap ({type(exc).__name__})") from None
+    if not any(text for page in pages for _, text, _ in page):
+        raise ConversionError(f"PDF tanpa lapisan teks ({len(pages)} halaman, hasil pindai?): "
+                              "jalankan OCR dulu, lalu masukkan hasilnya")
+    sizes = [size for page in pages for kind, text, size in page if kind == "line" for _ in text.split()]
+    body = statistics.median(sizes) if sizes else 0
+    heading_sizes = sorted({round(s, 1) for s in sizes if s >= body * 1.2}, reverse=True)[:3]
+    text, starts = "", []
+    for page in pages:
+        starts.append(len(text))
+        blocks = list(_pdf_blocks(page, body, heading_sizes))
+        text += _join(blocks) + ("\n\n" if blocks else "")
+    return Converted(text.rstrip() + "\n", starts)
+
+
+def _join(blocks: list[str]) -> str:
+    """Blocks apart by a blank line; the items of one list on lines of their own."""
+    out = ""
+    for n, block in enumerate(blocks):
+        if n:
+            out += "\n" if block.startswith("- ") and blocks[n - 1].startswith("- ") else "\n\n"
+        out += block
+    return out
+
+
+def _page_lines(page) -> Iterator[tuple[str, str, float]]:  # noqa: ANN001
+    """("line", text, font size), ("gap", "", 0) between paragraphs and
+    ("table", markdown, 0), in reading order."""
+    tables = page.find_tables()
+    boxes = [t.bbox for t in tables]
+    items: list[tuple[float, str, str, float]] = []
+    for table in tables:
+        markdown = _markdown_table(table.extract())
+        if markdown:
+            items.append((table.bbox[1], "table", markdown, 0.0))
+    lines = [line for line in page.extract_text_lines(return_chars=True)
+             if not any(_inside(line, box) for box in boxes)]
+    previous = None
+    for line in lines:
+        chars = [c for c in line["chars"] if c["text"].strip()]
+        if not chars:
+            continue
+        size = statistics.median(c["size"] for c in chars)
+        if previous is not None and line["top"] - previous["bottom"] > 0.8 * size:
+            items.append((line["top"] - 0.01, "gap", "", 0.0))
+        items.append((line["top"], "line", line["text"].strip(), size))
+        previous = line
+    items.sort(key=lambda item: item[0])
+    for _, kind, text, size in items:
+        yield kind, text, size
+
+
+def _inside(line: dict, box: tuple[float, float, float, float]) -> bool:
+    x0, top, x1, bottom = box
+    return line["x0"] >= x0 - 1 and line["x1"] <= x1 + 1 and line["top"] >= top - 1 and line["bottom"] <= bottom + 1
+
+
+def _pdf_blocks(lines: list[tuple[str, str, float]], body: float, heading_sizes: list[float]) -> Iterator[str]:
+    """Paragraphs (lines joined, hyphenation undone), headings by font size,
+    list items by their bullet, tables as they are."""
+    paragraph: list[str] = []
+
+    def flush() -> Iterator[str]:
+        if paragraph:
+            yield re.sub(r"(\w)- (\w)", r"\1\2", " ".join(paragraph))
+            paragraph.clear()
+
+    for kind, text, size in lines:
+        if kind == "gap":
+            yield from flush()
+        elif kind == "table":
+            yield from flush()
+            yield text
+        elif round(size, 1) in heading_sizes and len(text) <= 200:
+            yield from flush()
+            yield "#" * (heading_sizes.index(round(size, 1)) + 1) + " " + text
+        elif _BULLET.match(text):
+            yield from flush()
+            yield "- " + _BULLET.sub("", text, count=1)
+        else:
+            paragraph.append(text)
+    yield from flush()
+
+
+def _markdown_table(rows: list[list[str | None]]) -> str:
+    rows = [[_cell(c) for c in row] for row in rows if any(c and c.strip() for c in row)]
+    if not rows:
+        return ""
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
+    lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+    return "\n".join(lines)
+
+
+def _cell(value: str | None) -> str:
+    return re.sub(r"\s+", " ", value or "").replace("|", "\\|").strip()
+
+
+# --- DOCX -----------------------------------------------------------------------
+
+def docx_to_markdown(data: bytes) -> Converted:
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    if data[:4] == _OLE_MAGIC:
+        raise ConversionError("file ini terenkripsi dengan kata sandi atau berformat .doc lama, bukan DOCX; "
+                              "simpan ulang sebagai .docx tanpa sandi")
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise ConversionError(f"DOCX rusak atau bukan DOCX ({type(exc).__name__})") from None
+    blocks = []
+    for element in document.element.body.iterchildren():
+        tag = element.tag.rsplit("}", 1)[-1]
+        if tag == "p":
+            block = _docx_paragraph(Paragraph(element, document))
+        elif tag == "tbl":
+            table = Table(element, document)
+            block = _markdown_table([[cell.text for cell in row.cells] for row in table.rows])
+        else:
+            continue
+        if block:
+            blocks.append(block)
+    if not blocks:
+        raise ConversionError("DOCX tidak berisi teks")
+    return Converted(_join(blocks) + "\n")
+
+
+def _docx_paragraph(paragraph) -> str:  # noqa: ANN001
+    text = re.sub(r"\s+", " ", paragraph.text).strip()
+    if not text:
+        return ""
+    style = (paragraph.style.name if paragraph.style is not None else "") or ""
+    level = re.fullmatch(r"(?:Heading|Judul)\s*(\d)", style)
+    if style == "Title":
+        return "# " + text
+    if level:
+        return "#" * min(int(level.group(1)) + 1, 6) + " " + text  # Title is "#"
+    numbered = paragraph._p.pPr is not None and paragraph._p.pPr.numPr is not None
+    if numbered or style.startswith("List"):
+        return "- " + text
+    return text

@@ -1,0 +1,199 @@
+"""PDF and Word files: ingested from the command line, a manifest and the
+admin, with their structure and a PDF's pages kept to the evidence; bad files
+refused with their name and the reason, and nothing half-indexed."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from io import StringIO
+from pathlib import Path
+
+import docx
+import pytest
+from django.core.management import CommandError, call_command
+from fpdf import FPDF
+
+from retrieval import sources
+from retrieval.models import Chunk, Document, Revision
+from retrieval.search import search
+from review.answers.pipeline import question_ask
+from review.export import answer_export_markdown
+from review.models import Answer
+
+pytestmark = pytest.mark.django_db
+
+
+def policy_pdf(*, password: str | None = None) -> bytes:
+    """Two pages: a title, a paragraph and a list on page 1; a heading, a
+    ruled table and a paragraph on page 2."""
+    pdf = FPDF()
+    if password:
+        pdf.set_encryption(owner_password="pemilik", user_password=password)
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 18)
+    pdf.cell(0, 10, "Kebijakan Retensi Data", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", size=11)
+    pdf.multi_cell(0, 6, "Data pelanggan Nusantara Cloud disimpan di pusat data Jakarta. Kebijakan ini "
+                         "berlaku sejak 1 Maret 2026.")
+    pdf.ln(4)
+    pdf.multi_cell(0, 6, "- Akun yang ditutup dihapus setelah 90 hari.\n- Salinan cadangan disimpan 35 hari.")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 14)
+    pdf.cell(0, 10, "Lama Penyimpanan", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", size=11)
+    with pdf.table() as table:
+        for cells in [("Jenis data", "Lama simpan"), ("Log akses", "400 hari"), ("Faktur", "10 tahun")]:
+            row = table.row()
+            for cell in cells:
+                row.cell(cell)
+    pdf.ln(4)
+    pdf.multi_cell(0, 6, "Permintaan penghapusan dijawab dalam 14 hari kerja.")
+    return bytes(pdf.output())
+
+
+def scanned_pdf() -> bytes:
+    """A page with marks but no text layer, as a scanner makes them."""
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.rect(20, 20, 120, 80, style="F")
+    return bytes(pdf.output())
+
+
+def guide_docx() -> bytes:
+    document = docx.Document()
+    document.add_heading("Panduan Akun", level=0)
+    document.add_heading("Kata sandi", level=1)
+    document.add_paragraph("Kata sandi baru berlaku setelah konfirmasi lewat email.")
+    document.add_paragraph("Minimal 12 karakter", style="List Bullet")
+    document.add_paragraph("Diganti setiap 180 hari", style="List Bullet")
+    document.add_heading("Paket", level=1)
+    table = document.add_table(rows=3, cols=2)
+    for row, cells in zip(table.rows, [("Paket", "Harga"), ("Dasar", "Rp50.000"), ("Pro", "Rp120.000")]):
+        for cell, text in zip(row.cells, cells):
+            cell.text = text
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def ingest(*args: str) -> tuple[str, str, CommandError | None]:
+    out, err = StringIO(), StringIO()
+    try:
+        call_command("ingest", *args, stdout=out, stderr=err)
+    except CommandError as exc:
+        return out.getvalue(), err.getvalue(), exc
+    return out.getvalue(), err.getvalue(), None
+
+
+def test_a_pdf_keeps_structure_and_pages_to_the_evidence(tmp_path: Path, make_user):
+    path = tmp_path / "retensi.pdf"
+    path.write_bytes(policy_pdf())
+    out, err, error = ingest(str(path), "--public", "--source-type", "policy", "--sync")
+    assert error is None, err
+    revision = Revision.objects.get(document__key="retensi")
+    assert revision.format == "pdf" and revision.title == "Kebijakan Retensi Data" and revision.status == "active"
+    assert len(revision.page_starts) == 2
+    chunks = list(Chunk.objects.filter(revision=revision))  # small blocks share a chunk ("mixed")
+    table = next(c for c in chunks if "Log akses" in c.text)
+    assert "| Log akses | 400 hari |" in table.text and table.page == 2
+    assert table.heading_path.endswith("Lama Penyimpanan")
+    listed = next(c for c in chunks if "90 hari" in c.text)
+    assert "- Akun yang ditutup dihapus setelah 90 hari.\n- Salinan" in listed.text and listed.page == 1
+
+    hit = next(h for h in search("berapa lama log akses disimpan", None).results if "Log akses" in h.text)
+    assert hit.page == 2
+    asked = question_ask(text="Dalam berapa hari kerja permintaan penghapusan dijawab?", user=make_user("editor"))
+    cited = [asked.contract.evidence[eid] for claim in asked.contract.claims for eid in claim.evidence_ids]
+    assert any(e.page == 2 for e in cited), asked.contract
+    answer = Answer.objects.get(pk=asked.answer.pk)
+    markdown = answer_export_markdown(answer=answer, contract=asked.contract, claims=list(answer.claims.all()))
+    assert "revisi 1, hlm. 2" in markdown
+
+
+def test_the_evidence_card_shows_the_page(client, tmp_path: Path, make_user):
+    path = tmp_path / "retensi.pdf"
+    path.write_bytes(policy_pdf())
+    assert ingest(str(path), "--public", "--sync")[2] is None
+    client.force_login(make_user("editor", reviewer=True))
+    page = client.get("/cari/", {"q": "log akses 400 hari"}).content.decode()
+    assert "hlm. 2" in page
+
+
+def test_a_docx_becomes_headings_lists_and_tables(tmp_path: Path):
+    path = tmp_path / "panduan.docx"
+    path.write_bytes(guide_docx())
+    out, err, error = ingest(str(path), "--public", "--sync")
+    assert error is None, err
+    revision = Revision.objects.get(document__key="panduan")
+    assert revision.format == "docx" and revision.title == "Panduan Akun" and revision.page_starts == []
+    chunks = list(Chunk.objects.filter(revision=revision))
+    table = next(c for c in chunks if "Rp120.000" in c.text)
+    assert "| Pro | Rp120.000 |" in table.text and table.heading_path.endswith("Paket") and table.page is None
+    listed = next(c for c in chunks if "12 karakter" in c.text)
+    assert listed.heading_path.endswith("Kata sandi") and "- Minimal 12 karakter" in revision.content
+
+
+def test_a_manifest_takes_a_path_or_base64_content(tmp_path: Path):
+    (tmp_path / "berkas").mkdir()
+    (tmp_path / "berkas" / "retensi.pdf").write_bytes(policy_pdf())
+    lines = [
+        {"doc_id": "P1", "title": "Retensi", "format": "pdf", "path": "berkas/retensi.pdf", "public": True},
+        {"doc_id": "W1", "title": "Panduan", "format": "docx", "public": True,
+         "content": base64.b64encode(guide_docx()).decode()},
+        {"doc_id": "X1", "title": "Rusak", "format": "pdf", "content": "bukan base64!"},
+        {"doc_id": "X2", "title": "Dua", "format": "pdf", "path": "berkas/retensi.pdf", "content": "QQ=="},
+    ]
+    manifest = tmp_path / "arsip.jsonl"
+    manifest.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
+    out, err, error = ingest("--manifest", str(manifest), "--sync")
+    assert error is not None and "2 masukan ditolak" in str(error)
+    assert "arsip.jsonl baris 3 (X1): content untuk format pdf harus base64 yang sah" in err
+    assert "baris 4 (X2): isi harus diberikan dengan tepat satu dari content, path atau fetch (ada content, path)" in err
+    assert Chunk.objects.filter(document__key="P1", page=2).exists()
+    assert Chunk.objects.filter(document__key="W1", text__contains="| Pro | Rp120.000 |").exists()
+    assert not Document.objects.filter(key__in=["X1", "X2"]).exists()
+
+
+@pytest.mark.parametrize(("name", "data", "reason"), [
+    ("pindaian.pdf", scanned_pdf(), "PDF tanpa lapisan teks (1 halaman, hasil pindai?)"),
+    ("rahasia.pdf", policy_pdf(password="sandi"), "PDF terenkripsi dengan kata sandi"),
+    ("terpotong.pdf", policy_pdf()[:700], "PDF rusak atau tidak lengkap"),
+    ("palsu.pdf", b"<html>bukan pdf</html>", "bukan file PDF"),
+    ("rusak.docx", b"PK\x03\x04 bukan arsip zip", "DOCX rusak atau bukan DOCX"),
+    ("terkunci.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "terenkripsi dengan kata sandi atau berformat .doc lama"),
+])
+def test_a_bad_file_is_refused_with_its_name_and_reason(tmp_path: Path, name: str, data: bytes, reason: str):
+    path = tmp_path / name
+    path.write_bytes(data)
+    out, err, error = ingest(str(path), "--sync")
+    assert error is not None
+    assert f"{name}: " in err and reason in err, err
+    assert not Document.objects.exists() and not Revision.objects.exists() and not Chunk.objects.exists()
+
+
+def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(sources, "MAX_FILE_BYTES", 1024)
+    path = tmp_path / "besar.pdf"
+    path.write_bytes(policy_pdf())
+    out, err, error = ingest(str(path), "--sync")
+    assert error is not None and "besar.pdf: file 0.0 MB; batasnya 0 MB" in err
+    assert not Revision.objects.exists()
+
+
+def test_an_admin_uploads_a_pdf_as_a_new_revision(admin_client, tmp_path: Path, make_revision):
+    document = make_revision("# Retensi\n\nDraf lama.", key="RET", public=True).document
+    form = {"document": document.pk, "title": "Kebijakan Retensi Data", "format": "markdown", "content": ""}
+    upload = io.BytesIO(policy_pdf())
+    upload.name = "retensi-2026.pdf"
+    response = admin_client.post("/admin/retrieval/revision/add/", {**form, "upload": upload})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    revision = Revision.objects.get(document=document, number=2)
+    assert revision.format == "pdf" and len(revision.page_starts) == 2 and "400 hari" in revision.content
+
+    broken = io.BytesIO(policy_pdf(password="sandi"))
+    broken.name = "terkunci.pdf"
+    page = admin_client.post("/admin/retrieval/revision/add/", {**form, "upload": broken}).content.decode()
+    assert "terkunci.pdf: PDF terenkripsi dengan kata sandi" in page
+    assert Revision.objects.filter(document=document).count() == 2

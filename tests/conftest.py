@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+import uuid
 from collections.abc import Callable
 from datetime import date
 
@@ -39,6 +40,14 @@ def make_revision(db) -> Callable[..., Revision]:  # noqa: ANN001
         return Revision.objects.select_related("document").get(pk=result.revision.pk)
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _own_cache_keys(settings):  # noqa: ANN001
+    """Each test counts wrong tokens (review.throttle) under keys of its own:
+    the Redis database is shared between runs, and a count left by an
+    earlier run would lock this one out."""
+    settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}}
 
 
 @pytest.fixture(autouse=True)

@@ -176,6 +176,17 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout"
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-revisions": {"task": "retrieval.tasks.sweep_pending", "schedule": 300.0},
     "refresh-lexical-weights": {"task": "retrieval.tasks.refresh_lexical_weights", "schedule": 3600.0},
+    # Documents whose interval has passed are fetched again from their URL.
+    "fetch-due-sources": {"task": "retrieval.tasks.fetch_due_sources", "schedule": 900.0},
+}
+
+# Fetching sources from their URL (retrieval.fetching): per-request timeout,
+# the pause between two requests to one host, and the default re-fetch interval.
+NALARKU_FETCH = {
+    "timeout": float(os.environ.get("NALARKU_FETCH_TIMEOUT", "20")),
+    "host_delay": float(os.environ.get("NALARKU_FETCH_HOST_DELAY", "1")),
+    "max_redirects": 5,
+    "every_hours": int(os.environ.get("NALARKU_FETCH_EVERY_HOURS", "24")),
 }
 
 # Django's cache is Redis, shared by every web worker: the bearer-token

@@ -97,13 +97,19 @@ class RelationInline(ByRelationEnds, admin.TabularInline):
 class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
     list_display = ("key", "title", "source_type", "public", "group_list", "current", "revision_count",
                     "collection")
-    list_filter = ("source_type", "public", "groups", "collection")
+    list_filter = ("source_type", "public", "groups", "collection", "fetch_status")
     search_fields = ("key", "title", "url")
     filter_horizontal = ("groups",)
-    readonly_fields = ("current_revision", "created_at", "updated_at")
-    fields = ("key", "title", "url", "source_type", "collection", "public", "groups", "current_revision",
-              "created_at", "updated_at")
+    readonly_fields = ("current_revision", "created_at", "updated_at", "last_fetched_at", "fetch_status",
+                       "fetch_error", "etag", "last_modified")
+    fieldsets = [
+        (None, {"fields": ("key", "title", "url", "source_type", "collection", "public", "groups",
+                           "current_revision", "created_at", "updated_at")}),
+        ("Pengambilan dari URL", {"fields": ("fetch_every_hours", "last_fetched_at", "fetch_status",
+                                             "fetch_error", "etag", "last_modified")}),
+    ]
     inlines = [RevisionInline, RelationInline]
+    actions = ["fetch_now"]
     # Django 6's default, now: a bare host typed as the URL means https.
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
@@ -125,6 +131,22 @@ class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
     @admin.display(description="revisi", ordering="revision_total")
     def revision_count(self, obj: Document) -> int:
         return obj.revision_total
+
+    @admin.action(description="Ambil ulang dari URL sekarang", permissions=["change"])
+    def fetch_now(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        from .fetching import Fetcher, document_fetch
+
+        outcomes: dict[str, list[str]] = {}
+        with Fetcher() as fetcher:
+            for document in queryset.exclude(url=""):
+                outcomes.setdefault(document_fetch(document, fetcher=fetcher), []).append(document.key)
+        names = {"changed": "berubah, revisi baru diantrikan", "unchanged": "tidak berubah",
+                 "not_modified": "tidak berubah (304)", "failed": "gagal (lihat galat pengambilan)"}
+        for status, keys in outcomes.items():
+            level = messages.ERROR if status == "failed" else messages.SUCCESS
+            self.message_user(request, f"{names[status]}: {', '.join(keys)}", level)
+        if not outcomes:
+            self.message_user(request, "Tidak ada dokumen terpilih yang punya URL.", messages.WARNING)
 
     def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:  # noqa: ANN001
         super().save_related(request, form, formsets, change)

@@ -118,6 +118,19 @@ class Document(models.Model):
     current_revision = models.ForeignKey("Revision", verbose_name="revisi aktif", null=True,
                                          blank=True, on_delete=models.SET_NULL, related_name="+",
                                          help_text="Revisi aktif yang melayani pencarian")
+    # Fetching from ``url`` (retrieval.fetching): only documents with an
+    # interval are re-fetched; the outcome of the last try is kept here, and a
+    # failure never touches the revision that serves.
+    fetch_every_hours = models.PositiveIntegerField(
+        verbose_name="ambil ulang tiap (jam)", null=True, blank=True,
+        help_text="Kosong: tidak diambil ulang dari URL. Diisi: fetch_sources dan worker mengambilnya ulang")
+    last_fetched_at = models.DateTimeField(verbose_name="terakhir diambil", null=True, blank=True)
+    fetch_status = models.CharField(verbose_name="hasil pengambilan", max_length=20, blank=True,
+                                    choices=[("changed", "Berubah — revisi baru"), ("unchanged", "Tidak berubah"),
+                                             ("not_modified", "Tidak berubah (304)"), ("failed", "Gagal")])
+    fetch_error = models.TextField(verbose_name="galat pengambilan", blank=True)
+    etag = models.CharField(verbose_name="ETag", max_length=500, blank=True)
+    last_modified = models.CharField(verbose_name="Last-Modified", max_length=100, blank=True)
     created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
     updated_at = models.DateTimeField(verbose_name="diperbarui", auto_now=True)
 

@@ -62,6 +62,7 @@ class ManifestEntry(BaseModel):
     content: str = ""
     path: str = Field(default="", max_length=1000)
     fetch: bool = False
+    fetch_every_hours: int | None = Field(default=None, ge=1, le=24 * 366)
     format: Literal["markdown", "html", "text", "pdf", "docx"] = "markdown"
     # Any key: a type the archive lacks is created (with the lowest authority) and reported.
     source_type: str = DEFAULT_SOURCE_TYPE

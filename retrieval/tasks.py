@@ -48,3 +48,12 @@ def refresh_lexical_weights() -> bool:
     from .lexical import weights_refresh
 
     return weights_refresh()
+
+
+@shared_task(acks_late=True)
+def fetch_due_sources() -> dict[str, int]:
+    """Periodic: fetch documents again from their URL when they are due.
+    Idempotent: a re-run finds nothing due, and unchanged content makes no revision."""
+    from .fetching import sources_fetch
+
+    return sources_fetch().counts

@@ -59,7 +59,7 @@ def test_bad_lines_are_named_and_good_lines_kept(tmp_path: Path):
         line("X2", "Isi.", document_date="2026-02-30"),
         "{tidak json",
         line("X3", ""),
-        line("X4", "Isi.", format="pdf"),
+        line("X4", "Isi.", format="odt"),
         line("OK2", "# Baik\n\nIsi kedua."),
     ]).encode() + b"\n\xff\xfe rusak\n", )
     out, err, error = run("--manifest", str(manifest), "--sync")
@@ -67,7 +67,7 @@ def test_bad_lines_are_named_and_good_lines_kept(tmp_path: Path):
     assert "campur.jsonl baris 2 (X1): title: wajib diisi" in err
     assert "campur.jsonl baris 3 (X2): document_date:" in err
     assert "campur.jsonl baris 4: JSON tidak valid" in err
-    assert "campur.jsonl baris 5 (X3): content: isi dokumen kosong" in err
+    assert "campur.jsonl baris 5 (X3): isi harus diberikan dengan tepat satu dari content, path atau fetch" in err
     assert "campur.jsonl baris 6 (X4): format:" in err
     assert "campur.jsonl baris 8: bukan UTF-8 yang valid (byte 0xff" in err
     assert set(Document.objects.values_list("key", flat=True)) == {"OK1", "OK2"}
@@ -96,19 +96,19 @@ def test_bad_files_are_reported_clearly(tmp_path: Path):
     (tmp_path / "kosong.md").write_text("  \n", encoding="utf-8")
     (tmp_path / "biner.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
     (tmp_path / "latin1.txt").write_bytes("Caf\xe9 ol\xe9".encode("latin-1"))
-    (tmp_path / "laporan.pdf").write_bytes(b"%PDF-1.4")
+    (tmp_path / "laporan.odt").write_bytes(b"PK\x03\x04")
     (tmp_path / "rusak.html").write_text("<script>alert(1)</script><style>x</style>", encoding="utf-8")
     big = tmp_path / "besar.txt"
     big.write_text(("Paragraf panjang tentang sinkronisasi. " * 30 + "\n\n") * 4600, encoding="utf-8")
     good = tmp_path / "baik.txt"
     good.write_text("Dokumen yang baik.", encoding="utf-8")
-    files = ["kosong.md", "biner.txt", "latin1.txt", "laporan.pdf", "rusak.html", "besar.txt", "baik.txt"]
+    files = ["kosong.md", "biner.txt", "latin1.txt", "laporan.odt", "rusak.html", "besar.txt", "baik.txt"]
     _, err, error = run(*[str(tmp_path / f) for f in files], "--sync")
     assert error is not None and "6 masukan ditolak" in str(error)
     assert "kosong.md: isi dokumen kosong" in err
     assert "biner.txt: file biner" in err
     assert "latin1.txt: bukan UTF-8 yang valid (byte 0xe9" in err
-    assert "laporan.pdf: format tidak dikenal '.pdf'" in err
+    assert "laporan.odt: format tidak dikenal '.odt'" in err
     assert "rusak.html: tidak ada teks yang bisa dibaca sebagai html" in err
     assert "besar.txt: file 5.1 MB; batasnya 4 MB" in err
     assert list(Document.objects.values_list("key", flat=True)) == ["baik"]

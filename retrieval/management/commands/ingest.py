@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from retrieval.chunking import has_text
+from retrieval.fetching import Fetcher, FetchError, fetch_new
 from retrieval.ingestion import (
     RevisionGone,
     RevisionInput,
@@ -50,14 +51,25 @@ class Command(BaseCommand):
         parser.add_argument("--url", default="", help="alamat sumber asli")
         parser.add_argument("--collection", default="editorial",
                             help="koleksi (dataset publik dipisah dari data redaksi)")
+        parser.add_argument("--fetch", metavar="URL",
+                            help="ambil isi dari URL ini (halaman HTML, PDF, DOCX atau teks) dengan --doc-id; "
+                                 "dokumen itu lalu diambil ulang oleh fetch_sources")
+        parser.add_argument("--fetch-every", type=int, metavar="JAM",
+                            help="selang pengambilan ulang untuk --fetch dan baris manifest fetch (bawaan 24)")
         parser.add_argument("--sync", action="store_true",
                             help="indeks di proses ini dan kembali setelah selesai")
 
     def handle(self, *args: object, **options: object) -> None:
         files: list[Path] = options["files"]  # type: ignore[assignment]
         manifest: Path | None = options["manifest"]  # type: ignore[assignment]
-        if not files and not manifest:
-            raise CommandError("beri file untuk dimasukkan atau --manifest FILE (lihat --help)")
+        if not files and not manifest and not options["fetch"]:
+            raise CommandError("beri file untuk dimasukkan, --manifest FILE atau --fetch URL (lihat --help)")
+        if options["fetch"] and not options["doc_id"]:
+            raise CommandError("--fetch memerlukan --doc-id (kunci dokumen yang diambil)")
+        if options["fetch"] and (files or manifest):
+            raise CommandError("--fetch tidak bisa digabung dengan file atau --manifest")
+        if options["fetch_every"] is not None and options["fetch_every"] < 1:
+            raise CommandError("--fetch-every harus paling sedikit 1 jam")
         if options["doc_id"] and len(files) > 1:
             raise CommandError("--doc-id hanya untuk satu file")
         if manifest and not manifest.is_file():
@@ -65,12 +77,22 @@ class Command(BaseCommand):
 
         problems: list[InputProblem] = []
         inputs: list[tuple[str, RevisionInput]] = []
+        fetches: dict[int, int | None] = {}  # input index → re-fetch interval, for inputs read from a URL
         if manifest:
             for item in read_manifest(manifest):
                 if isinstance(item, InputProblem):
                     problems.append(item)
-                else:
-                    inputs.append((f"{manifest.name} ({item.doc_id})", item.to_input(options["collection"])))
+                    continue
+                if item.fetch:
+                    fetches[len(inputs)] = item.fetch_every_hours or options["fetch_every"]
+                inputs.append((f"{manifest.name} ({item.doc_id})", item.to_input(options["collection"])))
+        if options["fetch"]:
+            fetches[0] = options["fetch_every"]
+            inputs.append((options["fetch"], RevisionInput(
+                key=options["doc_id"], title=options["title"] or "", content="", url=options["fetch"],
+                source_type=options["source_type"], document_date=options["document_date"],
+                public=options["public"], collection=options["collection"],
+                groups=[g.strip() for g in options["groups"].split(",") if g.strip()])))
         for path in files:
             try:
                 inputs.append((path.name, self._file_input(path, options)))
@@ -83,14 +105,22 @@ class Command(BaseCommand):
         new_revisions: list[tuple[str, int]] = []
         groups_created: list[str] = []
         types_created: list[str] = []
+        fetcher = Fetcher() if fetches else None  # one polite run: robots.txt once, hosts spaced
         for n, (where, data) in enumerate(tqdm(inputs, desc="menyimpan", unit="revisi",
                                                  disable=len(inputs) < 5)):
             if n in replayed:
                 continue
-            if not has_text(data.content, data.format):
+            if n in fetches:
+                try:
+                    result = fetch_new(data, every_hours=fetches[n], enqueue=not sync, fetcher=fetcher)
+                except FetchError as exc:
+                    problems.append(InputProblem(where, f"gagal mengambil {data.url}: {exc}"))
+                    continue
+            elif not has_text(data.content, data.format):
                 problems.append(InputProblem(where, f"tidak ada teks yang bisa dibaca sebagai {data.format}"))
                 continue
-            result = revision_submit(data=data, enqueue=not sync)
+            else:
+                result = revision_submit(data=data, enqueue=not sync)
             created_docs += result.document_created
             groups_created += result.groups_created
             if result.source_type_created:
@@ -100,6 +130,8 @@ class Command(BaseCommand):
             else:
                 new_revisions.append((result.revision.key, result.revision.pk))
 
+        if fetcher is not None:
+            fetcher.close()
         self.stdout.write(f"Dokumen baru: {created_docs}; revisi baru: {len(new_revisions)}; "
                           f"tidak berubah: {unchanged}")
         if groups_created:

@@ -1,0 +1,318 @@
+"""Sources fetched from their URL, and re-fetched when they are due.
+
+A page is fetched with httpx and its main content extracted with
+trafilatura (boilerplate — menus, footers, cookie banners — left out) into
+Markdown; PDF and DOCX replies go through ``retrieval.converters``. The
+fetcher is polite: robots.txt is read once per host and obeyed (RFC 9309:
+a 4xx robots.txt allows everything, an unreachable one forbids everything),
+requests to one host are spaced by ``host_delay`` (or the host's
+Crawl-delay, if longer), redirects are followed one hop at a time so each
+hop is checked again, and the reply is read up to the file size limit.
+ETag and Last-Modified make a re-fetch of an unchanged page a 304.
+
+A new revision is made only when the extracted content changed
+(``revision_submit`` compares content hashes). Every outcome is recorded on
+the document (``fetch_status``, ``fetch_error``, ``last_fetched_at``); a
+failure never touches the revision that serves.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from urllib.parse import urljoin, urlsplit
+from urllib.robotparser import RobotFileParser
+
+import httpx
+from django.conf import settings
+from django.utils import timezone
+
+from .converters import MAX_FILE_BYTES, ConversionError, convert
+from .ingestion import RevisionInput, SubmitResult, revision_index, revision_submit
+from .models import Document
+
+USER_AGENT = "Nalarku/1.0 (pemeriksa arsip redaksi)"
+ROBOTS_AGENT = "Nalarku"
+DEFAULTS = {"timeout": 20.0, "host_delay": 1.0, "max_redirects": 5, "every_hours": 24}
+_HTML = {"text/html", "application/xhtml+xml"}
+_BINARY = {"application/pdf": "pdf",
+           "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx"}
+_TEXT = {"text/plain": "text", "text/markdown": "markdown", "text/x-markdown": "markdown"}
+
+
+def config() -> dict:
+    return {**DEFAULTS, **getattr(settings, "NALARKU_FETCH", {})}
+
+
+class FetchError(Exception):
+    """The source could not be fetched or read; the message is for the admin."""
+
+
+@dataclass
+class Fetched:
+    url: str  # after redirects
+    not_modified: bool = False
+    content: str = ""
+    format: str = "markdown"
+    page_starts: list[int] = field(default_factory=list)
+    title: str = ""
+    document_date: str | None = None
+    etag: str = ""
+    last_modified: str = ""
+
+
+class Fetcher:
+    """One fetching run: robots.txt cached per host, requests to a host spaced."""
+
+    def __init__(self, *, timeout: float | None = None, host_delay: float | None = None,
+                 max_redirects: int | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
+        options = config()
+        self.timeout = options["timeout"] if timeout is None else timeout
+        self.host_delay = options["host_delay"] if host_delay is None else host_delay
+        self.max_redirects = options["max_redirects"] if max_redirects is None else max_redirects
+        self._sleep = sleep
+        self._robots: dict[str, RobotFileParser | bool] = {}
+        self._last_request: dict[str, float] = {}
+        self._client = httpx.Client(timeout=self.timeout, headers={"User-Agent": USER_AGENT},
+                                    follow_redirects=False)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> Fetcher:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def get(self, url: str, *, etag: str = "", last_modified: str = "") -> Fetched:
+        headers = {}
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
+        for _ in range(self.max_redirects + 1):
+            self._check(url)
+            with self._request(url, headers) as response:
+                if response.has_redirect_location:
+                    url = urljoin(url, response.headers.get("location", ""))
+                    continue
+                if response.status_code == 304:
+                    return Fetched(url=url, not_modified=True, etag=etag, last_modified=last_modified)
+                if response.status_code >= 400:
+                    raise FetchError(f"HTTP {response.status_code} {response.reason_phrase}".strip())
+                body = self._body(response)
+                fetched = _read(body, response, url)
+                fetched.etag = response.headers.get("etag", "")
+                fetched.last_modified = response.headers.get("last-modified", "")
+                return fetched
+        raise FetchError(f"lebih dari {self.max_redirects} pengalihan (redirect)")
+
+    # --- politeness -------------------------------------------------------------
+
+    def _check(self, url: str) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise FetchError(f"URL harus http atau https dengan nama host: {url!r}")
+        robots = self._robots_for(parts)
+        if robots is False or (robots is not True and not robots.can_fetch(ROBOTS_AGENT, url)):
+            raise FetchError(f"dilarang oleh robots.txt {parts.scheme}://{parts.netloc}")
+
+    def _robots_for(self, parts) -> RobotFileParser | bool:  # noqa: ANN001
+        host = f"{parts.scheme}://{parts.netloc}"
+        if host not in self._robots:
+            try:
+                with self._request(f"{host}/robots.txt", {}) as response:
+                    if response.status_code >= 500:
+                        self._robots[host] = False
+                    elif response.status_code >= 300:
+                        self._robots[host] = True
+                    else:
+                        parser = RobotFileParser()
+                        parser.parse(self._body(response).decode("utf-8", "replace").splitlines())
+                        self._robots[host] = parser
+            except FetchError:
+                raise  # the host itself cannot be reached: say so (nothing is cached, a later try may work)
+        return self._robots[host]
+
+    def _wait_for(self, host: str) -> None:
+        robots = self._robots.get(host)
+        delay = self.host_delay
+        if isinstance(robots, RobotFileParser):
+            delay = max(delay, float(robots.crawl_delay(ROBOTS_AGENT) or 0))
+        last = self._last_request.get(host)
+        if last is not None and (wait := last + delay - time.monotonic()) > 0:
+            self._sleep(wait)
+        self._last_request[host] = time.monotonic()
+
+    def _request(self, url: str, headers: dict[str, str]):  # noqa: ANN202
+        parts = urlsplit(url)
+        self._wait_for(f"{parts.scheme}://{parts.netloc}")
+        return _Reply(self._client.stream("GET", url, headers=headers), self.timeout)
+
+    def _body(self, response: httpx.Response) -> bytes:
+        size = int(response.headers.get("content-length") or 0)
+        if size > MAX_FILE_BYTES:
+            raise FetchError(f"isi {size / 1048576:.1f} MB; batasnya {MAX_FILE_BYTES // 1048576} MB")
+        chunks, total = [], 0
+        try:
+            for chunk in response.iter_bytes():
+                total += len(chunk)
+                if total > MAX_FILE_BYTES:
+                    raise FetchError(f"isi lebih dari {MAX_FILE_BYTES // 1048576} MB")
+                chunks.append(chunk)
+        except httpx.HTTPError as exc:
+            raise _translated(exc, self.timeout) from None
+        return b"".join(chunks)
+
+
+class _Reply:
+    """``client.stream(...)`` as a context manager whose transport errors
+    become FetchError (httpx raises them on entering)."""
+
+    def __init__(self, stream, timeout: float) -> None:  # noqa: ANN001
+        self._stream, self._timeout = stream, timeout
+
+    def __enter__(self) -> httpx.Response:
+        try:
+            return self._stream.__enter__()
+        except httpx.HTTPError as exc:
+            raise _translated(exc, self._timeout) from None
+
+    def __exit__(self, *exc: object) -> None:
+        self._stream.__exit__(*exc)
+
+
+def _translated(exc: httpx.HTTPError, timeout: float | None) -> FetchError:
+    if isinstance(exc, httpx.TimeoutException):
+        return FetchError("server tidak menjawab dalam batas waktu" + (f" {timeout:g} detik" if timeout else ""))
+    return FetchError(f"tidak dapat dihubungi ({type(exc).__name__})")
+
+
+def _read(body: bytes, response: httpx.Response, url: str) -> Fetched:
+    """The reply's content as the chunker reads it, by its media type."""
+    import trafilatura
+
+    mime = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if mime in _HTML:
+        html = body.decode(response.encoding or "utf-8", "replace")
+        text = trafilatura.extract(html, url=url, output_format="markdown", include_tables=True,
+                                   include_comments=False, include_images=False, include_links=False)
+        if not text or not text.strip():
+            raise FetchError("halaman tidak berisi teks utama yang bisa diambil")
+        metadata = trafilatura.extract_metadata(html, default_url=url)
+        title = (metadata.title or "") if metadata else ""
+        date = (metadata.date or None) if metadata else None
+        return Fetched(url=url, content=text.strip() + "\n", format="markdown", title=title[:500],
+                       document_date=date)
+    if mime in _BINARY:
+        try:
+            converted = convert(body, _BINARY[mime])
+        except ConversionError as exc:
+            raise FetchError(str(exc)) from None
+        return Fetched(url=url, content=converted.text, format=_BINARY[mime], page_starts=converted.page_starts)
+    if mime in _TEXT:
+        text = body.decode(response.encoding or "utf-8", "replace")
+        if not text.strip():
+            raise FetchError("isi kosong")
+        return Fetched(url=url, content=text, format=_TEXT[mime])
+    raise FetchError(f"jenis konten tidak didukung: {mime or '(tanpa Content-Type)'}")
+
+
+# --- services ---------------------------------------------------------------------
+
+def _date(value: str | None):  # noqa: ANN202
+    from datetime import date
+
+    try:
+        return date.fromisoformat(value[:10]) if value else None
+    except ValueError:
+        return None
+
+
+def fetch_new(data: RevisionInput, *, every_hours: int | None = None, enqueue: bool = True,
+              fetcher: Fetcher | None = None) -> SubmitResult:
+    """A document (new or known) whose revision comes from ``data.url``;
+    ``data.content`` is ignored. FetchError when the source cannot be read —
+    then nothing is stored. The new revision, if any, is enqueued for the
+    workers unless ``enqueue`` is False (the caller indexes it)."""
+    own = fetcher is None
+    fetcher = fetcher or Fetcher()
+    try:
+        fetched = fetcher.get(data.url)
+    finally:
+        if own:
+            fetcher.close()
+    data.content, data.format, data.page_starts = fetched.content, fetched.format, fetched.page_starts
+    data.title = data.title or fetched.title or data.key
+    data.document_date = data.document_date or _date(fetched.document_date)
+    result = revision_submit(data=data, enqueue=enqueue)
+    Document.objects.filter(pk=result.document.pk).update(
+        fetch_every_hours=every_hours or config()["every_hours"], last_fetched_at=timezone.now(),
+        fetch_status="changed" if result.revision else "unchanged", fetch_error="",
+        etag=fetched.etag, last_modified=fetched.last_modified)
+    return result
+
+
+def document_fetch(document: Document, *, fetcher: Fetcher, sync: bool = False) -> str:
+    """Fetch one document again; its ``fetch_status`` afterwards."""
+    now = timezone.now()
+    try:
+        fetched = fetcher.get(document.url, etag=document.etag, last_modified=document.last_modified)
+    except FetchError as exc:
+        Document.objects.filter(pk=document.pk).update(last_fetched_at=now, fetch_status="failed",
+                                                       fetch_error=str(exc)[:2000])
+        return "failed"
+    if fetched.not_modified:
+        Document.objects.filter(pk=document.pk).update(last_fetched_at=now, fetch_status="not_modified",
+                                                       fetch_error="")
+        return "not_modified"
+    latest = document.revisions.order_by("-number").first()
+    result = revision_submit(data=RevisionInput(
+        key=document.key, title=document.title, content=fetched.content, format=fetched.format,
+        page_starts=fetched.page_starts, source_type=document.source_type_id, url=document.url,
+        document_date=_date(fetched.document_date) or (latest.document_date if latest else None),
+        groups=list(document.groups.values_list("name", flat=True)), public=document.public,
+        collection=document.collection), enqueue=not sync)
+    status = "changed" if result.revision else "unchanged"
+    Document.objects.filter(pk=document.pk).update(last_fetched_at=now, fetch_status=status, fetch_error="",
+                                                   etag=fetched.etag, last_modified=fetched.last_modified)
+    if sync and result.revision is not None:
+        revision_index(revision_id=result.revision.pk)
+    return status
+
+
+def due_documents(*, include_not_due: bool = False, keys: Iterable[str] = ()) -> list[Document]:
+    """Documents with a URL and a fetch interval whose interval has passed
+    (all of them with ``include_not_due``), oldest fetch first."""
+    documents = Document.objects.exclude(url="").filter(fetch_every_hours__isnull=False)
+    if keys:
+        documents = documents.filter(key__in=list(keys))
+    now = timezone.now()
+    due = [d for d in documents.order_by("last_fetched_at", "key")
+           if include_not_due or d.last_fetched_at is None
+           or d.last_fetched_at + timedelta(hours=d.fetch_every_hours) <= now]
+    return due
+
+
+@dataclass
+class FetchReport:
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
+        ("changed", "unchanged", "not_modified", "failed"), 0))
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (document key, reason)
+
+
+def sources_fetch(*, include_not_due: bool = False, sync: bool = False, keys: Iterable[str] = (),
+                  progress: Callable[[Iterable[Document]], Iterable[Document]] = iter) -> FetchReport:
+    """Fetch every due document (see ``due_documents``) once, in one polite run."""
+    report = FetchReport()
+    with Fetcher() as fetcher:
+        for document in progress(due_documents(include_not_due=include_not_due, keys=keys)):
+            status = document_fetch(document, fetcher=fetcher, sync=sync)
+            report.counts[status] += 1
+            if status == "failed":
+                document.refresh_from_db(fields=["fetch_error"])
+                report.failures.append((document.key, document.fetch_error))
+    return report

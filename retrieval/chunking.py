@@ -724,7 +724,7 @@ def chunk_document(content: str, fmt: str, *, count: TokenCounter, max_tokens: i
     try:
         parse = PARSERS[fmt]
     except KeyError:
-        raise ChunkingError(f"format tidak dikenal: {fmt!r} (pilih markdown, html atau text)") from None
+        raise ChunkingError(f"format tidak dikenal: {fmt!r} (pilih markdown, html, text, pdf atau docx)") from None
     drafts = chunk_blocks(parse(content), count=count, max_tokens=max_tokens, title=title,
                           source=content, verbatim=fmt in VERBATIM_FORMATS)
     if not drafts:

@@ -175,7 +175,7 @@ def test_plain_text_paragraphs_and_lists(count):
 
 def test_unknown_format_and_empty_content_are_clear_errors(count):
     with pytest.raises(ChunkingError, match="format tidak dikenal"):
-        chunk_document("x", "pdf", count=count, max_tokens=256)
+        chunk_document("x", "odt", count=count, max_tokens=256)
     with pytest.raises(ChunkingError, match="tidak berisi teks"):
         chunk_document("<script>x</script>", "html", count=count, max_tokens=256)
 

@@ -74,7 +74,7 @@ def test_a_malformed_type_and_other_bad_fields_are_refused_in_indonesian(tmp_pat
     assert error is not None and "4 masukan ditolak" in str(error)
     assert "baris 1 (B1): source_type: 'dokumen resmi!' bukan kunci jenis sumber yang sah" in err
     assert "baris 2 (B2): public: harus true atau false" in err
-    assert "baris 3 (B3): format: harus salah satu dari: 'markdown', 'html' atau 'text'" in err
+    assert "baris 3 (B3): format: harus salah satu dari: 'markdown', 'html', 'text', 'pdf' atau 'docx'" in err
     assert "baris 4 (B4): title: paling banyak 500 karakter" in err
     assert "Input should" not in err and "String should" not in err  # no English from pydantic
     assert Document.objects.filter(key="OK").exists()

@@ -54,9 +54,11 @@ def _own_cache_keys(settings):  # noqa: ANN001
 def _fresh_query_cache():
     """Each test embeds its own queries: a vector cached by an earlier test
     would hide an embedding call (or an embedding outage) from this one."""
+    from retrieval import source_types
     from retrieval.embeddings import query_cache_clear
 
     query_cache_clear()
+    source_types.clear()  # labels and ranks read fresh: a test may have changed the table
 
 
 @pytest.fixture

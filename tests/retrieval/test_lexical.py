@@ -85,3 +85,51 @@ def test_statistics_are_kept_per_collection(make_revision):
     assert TermStat.objects.get(collection="dataset-uji", term__lexeme="batera").df == 3
     assert LexicalStats.objects.get(collection="editorial").chunk_count == 1
     assert LexicalStats.objects.get(collection="dataset-uji").chunk_count == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_term_added_by_a_concurrent_ingestion_keeps_its_postings(make_revision):
+    """Two ingestions add the same new lexeme at once: the second waits for
+    the first and must still index its own posting of it (a single statement
+    would read the vocabulary from before the first committed, and drop it)."""
+    import threading
+
+    from django.db import connections, transaction
+
+    from retrieval.lexical import postings_add, postings_remove
+    from retrieval.models import Term
+
+    first = make_revision("# A\n\nkode zqxvort pertama", key="C1")
+    second = make_revision("# B\n\nkode zqxvort kedua", key="C2")
+    for revision in (first, second):
+        postings_remove(revision_id=revision.pk)
+    Posting.objects.all().delete()
+    TermStat.objects.filter(term__lexeme="zqxvort").delete()
+    Term.objects.filter(lexeme="zqxvort").delete()
+    added, release, errors = threading.Event(), threading.Event(), []
+
+    def ingest(revision_id: int, hold: bool) -> None:
+        try:
+            with transaction.atomic():
+                postings_add(revision_id=revision_id)
+                if hold:
+                    added.set()
+                    release.wait(10)
+        except Exception as exc:  # noqa: BLE001 — reported by the assertion below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=ingest, args=(first.pk, True))
+    holder.start()
+    assert added.wait(10)
+    waiter = threading.Thread(target=ingest, args=(second.pk, False))
+    waiter.start()
+    waiter.join(1.0)
+    assert waiter.is_alive()  # blocked on the first ingestion's uncommitted lexeme
+    release.set()
+    holder.join(10)
+    waiter.join(10)
+    assert not errors, errors
+    assert Posting.objects.filter(term__lexeme="zqxvort", chunk__revision=second).count() == 1
+    assert Posting.objects.filter(term__lexeme="zqxvort", chunk__revision=first).count() == 1

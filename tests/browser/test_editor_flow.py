@@ -157,8 +157,14 @@ def test_an_editor_reviews_from_the_keyboard_alone(page, live_server, demo_subse
     page.wait_for_function("id => document.activeElement && document.activeElement.id === id", arg=second)
     page.keyboard.press("t")
     expect(page.locator(f"#{second} [data-decide=needs_review]")).to_have_attribute("aria-pressed", "true")
+    # Focus moves on to the next undecided claim, if there is one; wait for
+    # it before going back, or the k would race the move.
+    ids = [rows.nth(n).get_attribute("id") for n in range(rows.count())]
+    if len(ids) > 2:
+        page.wait_for_function("id => document.activeElement && document.activeElement.id === id", arg=ids[2])
     page.keyboard.press("k")  # back to the previous claim
-    page.wait_for_function("id => document.activeElement && document.activeElement.id === id", arg=first)
+    page.wait_for_function("id => document.activeElement && document.activeElement.id === id",
+                           arg=second if len(ids) > 2 else first)
     from review.models import Claim
 
     decided = dict(Claim.objects.filter(pk__in=[int(first.split("-")[1]), int(second.split("-")[1])])

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import json
 import time
-from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import CommandError, call_command
 from django.test import override_settings
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
@@ -17,6 +15,7 @@ from werkzeug import Request, Response
 from retrieval.fetching import Fetcher, FetchError
 from retrieval.models import Chunk, Document, Revision
 from retrieval.tasks import fetch_due_sources
+from tests.commands import run_command
 
 pytestmark = pytest.mark.django_db
 
@@ -57,13 +56,7 @@ def site(httpserver: HTTPServer) -> Site:
     return Site(httpserver)
 
 
-def run(command: str, *args: str) -> tuple[str, str, CommandError | None]:
-    out, err = StringIO(), StringIO()
-    try:
-        call_command(command, *args, stdout=out, stderr=err)
-    except CommandError as exc:
-        return out.getvalue(), err.getvalue(), exc
-    return out.getvalue(), err.getvalue(), None
+run = run_command
 
 
 def test_a_page_is_fetched_changed_and_refetched_into_a_second_revision(site: Site):

@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 import json
-from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
 
 from retrieval.models import Document, Revision
+from tests.commands import run_command
 
 pytestmark = pytest.mark.django_db
 
 
 def run(*args: str) -> tuple[str, str, CommandError | None]:
-    out, err = StringIO(), StringIO()
-    try:
-        call_command("ingest", *args, stdout=out, stderr=err)
-    except CommandError as exc:
-        return out.getvalue(), err.getvalue(), exc
-    return out.getvalue(), err.getvalue(), None
+    return run_command("ingest", *args)
 
 
 def line(doc_id: str, content: str, **fields: object) -> str:

@@ -7,12 +7,11 @@ from __future__ import annotations
 import base64
 import io
 import json
-from io import StringIO
 from pathlib import Path
 
 import docx
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
 from fpdf import FPDF
 
 from retrieval import sources
@@ -21,6 +20,7 @@ from retrieval.search import search
 from review.answers.pipeline import question_ask
 from review.export import answer_export_markdown
 from review.models import Answer
+from tests.commands import run_command
 
 pytestmark = pytest.mark.django_db
 
@@ -79,12 +79,7 @@ def guide_docx() -> bytes:
 
 
 def ingest(*args: str) -> tuple[str, str, CommandError | None]:
-    out, err = StringIO(), StringIO()
-    try:
-        call_command("ingest", *args, stdout=out, stderr=err)
-    except CommandError as exc:
-        return out.getvalue(), err.getvalue(), exc
-    return out.getvalue(), err.getvalue(), None
+    return run_command("ingest", *args)
 
 
 def test_a_pdf_keeps_structure_and_pages_to_the_evidence(tmp_path: Path, make_user):

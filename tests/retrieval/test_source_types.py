@@ -16,17 +16,13 @@ from retrieval import source_types
 from retrieval.models import Document, SourceType
 from retrieval.search import Hit
 from review.answers.context import ContextPolicy, context_select
+from tests.commands import run_command
 
 pytestmark = pytest.mark.django_db
 
 
 def ingest(*args: str) -> tuple[str, str, CommandError | None]:
-    out, err = StringIO(), StringIO()
-    try:
-        call_command("ingest", *args, stdout=out, stderr=err)
-    except CommandError as exc:
-        return out.getvalue(), err.getvalue(), exc
-    return out.getvalue(), err.getvalue(), None
+    return run_command("ingest", *args)
 
 
 def manifest_line(doc_id: str, source_type: str, **fields: object) -> str:

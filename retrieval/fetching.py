@@ -4,7 +4,8 @@ A page is fetched with httpx and its main content extracted with
 trafilatura (boilerplate — menus, footers, cookie banners — left out) into
 Markdown; PDF and DOCX replies go through ``retrieval.converters``. The
 fetcher is polite: robots.txt is read once per host and obeyed (RFC 9309:
-a 4xx robots.txt allows everything, an unreachable one forbids everything),
+a 4xx robots.txt allows everything, a 5xx one forbids everything; a
+redirected one is taken as absent, where the RFC would follow it),
 requests to one host are spaced by ``host_delay`` (or the host's
 Crawl-delay, if longer), redirects are followed one hop at a time so each
 hop is checked again, and the reply is read up to the file size limit.
@@ -21,7 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import date, timedelta
 from urllib.parse import urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 
@@ -223,9 +224,8 @@ def _read(body: bytes, response: httpx.Response, url: str) -> Fetched:
 
 # --- services ---------------------------------------------------------------------
 
-def _date(value: str | None):  # noqa: ANN202
-    from datetime import date
-
+def _date(value: str | None) -> date | None:
+    """A page's own date as trafilatura found it (``2026-06-01``), if any."""
     try:
         return date.fromisoformat(value[:10]) if value else None
     except ValueError:

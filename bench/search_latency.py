@@ -350,11 +350,25 @@ def run_sql(params: dict, sql: str | None = None) -> tuple[float, list[int]]:
     return (time.perf_counter() - started) * 1000, [row[0] for row in rows]
 
 
+def explained(params: list[dict], statements: dict[str, str | None]) -> dict[str, np.ndarray]:
+    """Per statement and query, from EXPLAIN (ANALYZE, BUFFERS): executor ms,
+    planning ms and shared buffers hit, to tell executor work from the rest."""
+    rows = {name: [] for name in statements}
+    for n, p in enumerate(params):
+        for name in (list(statements) if n % 2 == 0 else list(reversed(statements))):  # first pays the cache
+            sql = statements[name]
+            with connection.cursor() as cursor:
+                cursor.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + (sql or hybrid_sql(DIMS)), p)
+                plan = cursor.fetchone()[0][0]
+            rows[name].append((plan["Execution Time"], plan["Planning Time"], plan["Plan"].get("Shared Hit Blocks", 0)))
+    return {name: np.array(r, dtype=float) for name, r in rows.items()}
+
+
 def pct(ms: list[float]) -> str:
     return "{:6.1f} / {:6.1f}".format(*np.percentile(ms, [50, 95]))
 
 
-def measure(size: int, n_queries: int, explain: bool) -> dict:
+def measure(size: int, n_queries: int, explain: bool, explain_compare: int = 0) -> dict:
     reader = User.objects.get(username=READER)
     count = ChunkEmbedding.objects.count()  # vectors are streamed into one array: 150 MB at 100k
     ids, vectors = np.empty(count, np.int64), np.empty((count, DIMS), np.float32)
@@ -384,19 +398,23 @@ def measure(size: int, n_queries: int, explain: bool) -> dict:
     wide, before = wide_sql(), before_sql()
     runs = {"now": [], "wide": [], "before": [], "lexical now": [], "lexical wide": []}
     same = {"wide": 0, "before": 0}
+    # Compared in pairs, the pair's order turning with every query: who runs
+    # first pays for the pages both read, and 'wide' and 'before' read the
+    # same tables, so in one round of three they would warm each other.
     statements = {"now": None, "wide": wide, "before": before}
+    runs["now vs before"] = []
     for n, (hybrid_params, lexical_params) in enumerate(zip(params["hybrid"], params["lexical"])):
-        # Who runs first pays for the pages both read (chunks, the HNSW graph):
-        # the order turns with every query.
-        order = list(statements) if n % 2 == 0 else list(reversed(statements))
-        done = {name: run_sql(hybrid_params, statements[name]) for name in order}
-        for name in statements:
-            runs[name].append(done[name][0])
-        same["wide"] += done["now"][1] == done["wide"][1]
-        same["before"] += done["now"][1] == done["before"][1]
+        for other, now_key in (("wide", "now"), ("before", "now vs before")):
+            pair = ["now", other] if n % 2 == 0 else [other, "now"]
+            done = {name: run_sql(hybrid_params, statements[name]) for name in pair}
+            runs[now_key].append(done["now"][0])
+            runs[other].append(done[other][0])
+            same[other] += done["now"][1] == done[other][1]
         for name in (("now", "wide") if n % 2 == 0 else ("wide", "now")):
             runs[f"lexical {name}"].append(run_sql(lexical_params, statements[name])[0])
     result.update({"side by side": runs, "same results": same})
+    if explain_compare:
+        result["explained"] = explained(params["hybrid"][:explain_compare], {"lean": None, "wide": wide})
     if explain:
         with connection.cursor() as cursor:
             cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + hybrid_sql(DIMS), params["hybrid"][0])
@@ -440,6 +458,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000", help="chunk counts, comma-separated")
     parser.add_argument("--queries", type=int, default=200, help="timed queries per size")
     parser.add_argument("--explain", action="store_true", help="EXPLAIN ANALYZE one hybrid query")
+    parser.add_argument("--explain-compare", type=int, default=0, metavar="N",
+                        help="EXPLAIN ANALYZE N hybrid queries on the lean and the wide layout")
     args = parser.parse_args()
 
     results = {}
@@ -469,7 +489,7 @@ def main() -> None:
             cursor.execute("SELECT pg_size_pretty(pg_database_size(current_database()))")
             print(f"  database {cursor.fetchone()[0]}, {Posting.objects.count():,} postings, "
                   f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-        results[size] = measure(size, args.queries, args.explain)
+        results[size] = measure(size, args.queries, args.explain, args.explain_compare)
         results[size]["bytes"] = layout_bytes()
 
     columns = ["hybrid SQL", "search() hybrid", "lexical SQL", "vector SQL"]
@@ -495,7 +515,7 @@ def main() -> None:
     for size, r in results.items():
         runs, n = r["side by side"], len(r["side by side"]["now"])
         for label, now, other, same in (("hybrid/wide", "now", "wide", r["same results"]["wide"]),
-                                        ("hybrid/before", "now", "before", r["same results"]["before"]),
+                                        ("hybrid/before", "now vs before", "before", r["same results"]["before"]),
                                         ("lexical/wide", "lexical now", "lexical wide", None)):
             ratio50 = np.percentile(runs[now], 50) / np.percentile(runs[other], 50)
             ratio95 = np.percentile(runs[now], 95) / np.percentile(runs[other], 95)
@@ -509,6 +529,11 @@ def main() -> None:
             ratio = b["postings"] / r["bytes"]["wide"]["postings"]
             print(f"{size:>8,}  {layout:<8}{b['postings'] / size:>10,.0f}{b['posting indexes'] / size:>18,.0f}"
                   f"{b['vocabulary'] / size:>15,.0f}{ratio:>16.2f}")
+    for size, r in results.items():
+        for layout, a in r.get("explained", {}).items():
+            print(f"EXPLAIN ANALYZE, {size:,} chunks, {layout}, {len(a)} hybrid queries: executor "
+                  f"{pct(a[:, 0])} ms, planning {np.percentile(a[:, 1], 50):.2f} ms p50, "
+                  f"buffers hit {np.percentile(a[:, 2], 50):,.0f} p50")
     size = max(results)
     print(f"\ngoals at {size:,} chunks: hybrid SQL p95 "
           f"{np.percentile(results[size]['hybrid SQL'], 95):.1f} ms (<= 50), "

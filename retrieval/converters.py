@@ -14,6 +14,7 @@ what is wrong with the file and what to do.
 
 from __future__ import annotations
 
+import bisect
 import io
 import re
 import statistics
@@ -52,14 +53,7 @@ def convert(data: bytes, fmt: str) -> Converted:
 
 def page_of(offset: int, page_starts: list[int]) -> int | None:
     """The 1-based page holding ``offset``, or None for a document without pages."""
-    if not page_starts:
-        return None
-    page = 0
-    for n, start in enumerate(page_starts):
-        if start > offset:
-            break
-        page = n
-    return page + 1
+    return bisect.bisect_right(page_starts, offset) or 1 if page_starts else None
 
 
 # --- PDF ------------------------------------------------------------------------

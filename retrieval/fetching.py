@@ -249,25 +249,30 @@ def fetch_new(data: RevisionInput, *, every_hours: int | None = None, enqueue: b
     data.title = data.title or fetched.title or data.key
     data.document_date = data.document_date or _date(fetched.document_date)
     result = revision_submit(data=data, enqueue=enqueue)
-    Document.objects.filter(pk=result.document.pk).update(
-        fetch_every_hours=every_hours or config()["every_hours"], last_fetched_at=timezone.now(),
-        fetch_status="changed" if result.revision else "unchanged", fetch_error="",
-        etag=fetched.etag, last_modified=fetched.last_modified)
+    _record(result.document, fetch_every_hours=every_hours or config()["every_hours"],
+            fetch_status="changed" if result.revision else "unchanged", fetch_error="",
+            etag=fetched.etag, last_modified=fetched.last_modified)
     return result
+
+
+def _record(document: Document, **fields: object) -> None:
+    """The outcome of a fetch, on the instance and in its row (an update of
+    these columns alone: the document's other fields may be changing in admin)."""
+    fields["last_fetched_at"] = timezone.now()
+    for name, value in fields.items():
+        setattr(document, name, value)
+    Document.objects.filter(pk=document.pk).update(**fields)
 
 
 def document_fetch(document: Document, *, fetcher: Fetcher, sync: bool = False) -> str:
     """Fetch one document again; its ``fetch_status`` afterwards."""
-    now = timezone.now()
     try:
         fetched = fetcher.get(document.url, etag=document.etag, last_modified=document.last_modified)
     except FetchError as exc:
-        Document.objects.filter(pk=document.pk).update(last_fetched_at=now, fetch_status="failed",
-                                                       fetch_error=str(exc)[:2000])
+        _record(document, fetch_status="failed", fetch_error=str(exc)[:2000])
         return "failed"
     if fetched.not_modified:
-        Document.objects.filter(pk=document.pk).update(last_fetched_at=now, fetch_status="not_modified",
-                                                       fetch_error="")
+        _record(document, fetch_status="not_modified", fetch_error="")
         return "not_modified"
     latest = document.revisions.order_by("-number").first()
     result = revision_submit(data=RevisionInput(
@@ -277,8 +282,7 @@ def document_fetch(document: Document, *, fetcher: Fetcher, sync: bool = False) 
         groups=list(document.groups.values_list("name", flat=True)), public=document.public,
         collection=document.collection), enqueue=not sync)
     status = "changed" if result.revision else "unchanged"
-    Document.objects.filter(pk=document.pk).update(last_fetched_at=now, fetch_status=status, fetch_error="",
-                                                   etag=fetched.etag, last_modified=fetched.last_modified)
+    _record(document, fetch_status=status, fetch_error="", etag=fetched.etag, last_modified=fetched.last_modified)
     if sync and result.revision is not None:
         revision_index(revision_id=result.revision.pk)
     return status
@@ -313,6 +317,5 @@ def sources_fetch(*, include_not_due: bool = False, sync: bool = False, keys: It
             status = document_fetch(document, fetcher=fetcher, sync=sync)
             report.counts[status] += 1
             if status == "failed":
-                document.refresh_from_db(fields=["fetch_error"])
                 report.failures.append((document.key, document.fetch_error))
     return report

@@ -364,9 +364,6 @@ class NarrowForeignKey(models.ForeignKey):
     def db_type(self, connection) -> str:  # noqa: ANN001
         return "integer"
 
-    def rel_db_type(self, connection) -> str:  # noqa: ANN001
-        return "integer"
-
 
 class RealField(models.FloatField):
     """A 4-byte float: a posting's weight needs no more than 7 digits."""

@@ -268,7 +268,7 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
     def short_error(self, obj: Revision) -> str:
         return (obj.error[:80] + "…") if len(obj.error) > 80 else obj.error
 
-    @admin.action(description="Indeks ulang revisi terpilih")
+    @admin.action(description="Indeks ulang revisi terpilih", permissions=["change"])
     def reindex(self, request: HttpRequest, queryset: QuerySet[Revision]) -> None:
         queued = failed = 0
         for revision_id in queryset.values_list("pk", flat=True):

@@ -103,7 +103,7 @@ class Fetcher:
                 if response.status_code == 304:
                     return Fetched(url=url, not_modified=True, etag=etag, last_modified=last_modified)
                 if response.status_code >= 400:
-                    raise FetchError(f"HTTP {response.status_code} {response.reason_phrase}".strip())
+                    raise FetchError(_http_problem(response.status_code))
                 body = self._body(response)
                 fetched = _read(body, response, url)
                 fetched.etag = response.headers.get("etag", "")
@@ -184,6 +184,17 @@ class _Reply:
 
     def __exit__(self, *exc: object) -> None:
         self._stream.__exit__(*exc)
+
+
+# What an admin reads for a failed reply (the server's reason phrase is English).
+_HTTP_MEANINGS = {400: "permintaan ditolak", 401: "perlu masuk", 403: "akses ditolak", 404: "halaman tidak ditemukan",
+                  410: "halaman sudah dihapus", 429: "terlalu banyak permintaan", 500: "galat server",
+                  502: "gateway galat", 503: "layanan tidak tersedia", 504: "gateway tidak menjawab"}
+
+
+def _http_problem(status: int) -> str:
+    meaning = _HTTP_MEANINGS.get(status, "galat server" if status >= 500 else "permintaan ditolak")
+    return f"server menjawab HTTP {status} ({meaning})"
 
 
 def _translated(exc: httpx.HTTPError, timeout: float | None) -> FetchError:

@@ -96,8 +96,8 @@ def test_failures_are_recorded_and_the_serving_revision_stays(site: Site, httpse
     document = Document.objects.get(key="D41")
     serving = document.current_revision_id
     outcomes = [
-        (Response("rusak", status=500), "HTTP 500 INTERNAL SERVER ERROR"),
-        (Response("hilang", status=404), "HTTP 404 NOT FOUND"),
+        (Response("rusak", status=500), "server menjawab HTTP 500 (galat server)"),
+        (Response("hilang", status=404), "server menjawab HTTP 404 (halaman tidak ditemukan)"),
         (Response(b"\x89PNG....", content_type="image/png"), "jenis konten tidak didukung: image/png"),
         (Response("<html><body><script>var x = 1;</script></body></html>", content_type="text/html"),
          "halaman tidak berisi teks utama"),
@@ -169,3 +169,24 @@ def test_a_manifest_line_with_fetch_and_the_periodic_task(site: Site, tmp_path: 
     assert counts["changed"] == 1
     latest = Revision.objects.filter(document=document).order_by("-number").first()
     assert latest.number == 2 and "semua pelanggan" in latest.content
+
+
+def test_admin_actions_that_change_revisions_need_the_change_right(client, make_user, make_revision):
+    """Fetching now and re-indexing create or rewrite revisions: a staff
+    member who may only view documents and revisions is offered neither."""
+    from django.contrib.auth.models import Permission
+
+    make_revision("Isi.", key="V1", fmt="text", public=True)
+    viewer = make_user("pengamat", is_staff=True)
+    viewer.user_permissions.add(*Permission.objects.filter(
+        content_type__app_label="retrieval", codename__in=["view_document", "view_revision"]))
+    client.force_login(viewer)
+    assert "fetch_now" not in client.get("/admin/retrieval/document/").content.decode()
+    assert "reindex" not in client.get("/admin/retrieval/revision/").content.decode()
+    editor = make_user("pengelola", is_staff=True)
+    editor.user_permissions.add(*Permission.objects.filter(
+        content_type__app_label="retrieval",
+        codename__in=["view_document", "change_document", "view_revision", "change_revision"]))
+    client.force_login(editor)
+    assert "fetch_now" in client.get("/admin/retrieval/document/").content.decode()
+    assert "reindex" in client.get("/admin/retrieval/revision/").content.decode()

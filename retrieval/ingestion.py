@@ -22,7 +22,6 @@ from django.db.models import Max
 from django.utils import timezone
 
 from .chunking import CHUNKER_VERSION, ChunkDraft, ChunkingError, chunk_document
-from .converters import page_of
 from .embeddings import EmbeddingProvider, embed_passages_cached, provider_from_config, token_count
 from .http import ServiceError
 from .lexical import postings_add, postings_remove
@@ -36,6 +35,7 @@ from .models import (
     RevisionStatus,
     SourceType,
 )
+from .pages import last_page_of, page_of
 
 logger = logging.getLogger(__name__)
 
@@ -267,7 +267,8 @@ def revision_index(*, revision_id: int, provider: EmbeddingProvider | None = Non
             Chunk(revision=revision, document=document, position=d.position,
                   key=f"{document.key}:r{revision.number}:p{d.position}", kind=d.kind,
                   heading_path=d.breadcrumb, text=d.text, token_count=d.token_count,
-                  char_start=d.char_start, char_end=d.char_end, page=page_of(d.char_start, revision.page_starts))
+                  char_start=d.char_start, char_end=d.char_end, page=page_of(d.char_start, revision.page_starts),
+                  page_end=last_page_of(d.char_start, d.char_end, revision.page_starts))
             for d in drafts
         ])
         ChunkEmbedding.objects.bulk_create([

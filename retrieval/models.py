@@ -229,6 +229,8 @@ class Chunk(models.Model):
     char_end = models.PositiveIntegerField(verbose_name="akhir karakter")
     page = models.PositiveIntegerField(verbose_name="halaman", null=True, blank=True,
                                        help_text="Halaman tempat potongan dimulai (PDF)")
+    page_end = models.PositiveIntegerField(verbose_name="halaman akhir", null=True, blank=True,
+                                           help_text="Halaman terakhir yang dicakup potongan (PDF)")
     # Lexemes counted for BM25 (the chunk's "document length").
     lexeme_count = models.PositiveIntegerField(verbose_name="jumlah leksem", default=0)
 

@@ -119,7 +119,7 @@ ranked AS (
 )
 SELECT f.chunk_id, c.key, d.key, r.number, r.title, c.heading_path, c.text, r.status = 'superseded',
        f.lexical_rank, f.semantic_rank, f.rrf_score, d.source_type, r.document_date, d.url, d.id,
-       f.lexical_score, f.semantic_score, c.page
+       f.lexical_score, f.semantic_score, c.page, c.page_end
 FROM ranked f
 JOIN retrieval_chunk c ON c.id = f.chunk_id
 JOIN retrieval_revision r ON r.id = c.revision_id
@@ -153,6 +153,7 @@ class Hit:
     url: str
     rerank_score: float | None = None
     page: int | None = None  # a PDF's page the chunk starts on
+    page_end: int | None = None  # and the last page it covers ("hlm. 1–2")
     via_graph: bool = False
     relation: dict[str, str] | None = None  # the relation that led here, for graph hits
     chunk_id: int = field(default=0, repr=False)
@@ -282,7 +283,8 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
                 heading_path=row[5], text=row[6], superseded=row[7], lexical_rank=row[8],
                 semantic_rank=row[9], rrf_score=round(float(row[10]), 6), source_type=row[11],
                 document_date=row[12].isoformat() if row[12] else None, url=row[13], document_id=row[14],
-                lexical_score=_rounded(row[15]), semantic_score=_rounded(row[16]), page=row[17])
+                lexical_score=_rounded(row[15]), semantic_score=_rounded(row[16]), page=row[17],
+                page_end=row[18])
             for row in rows]
 
     if rerank:
@@ -339,7 +341,8 @@ def _expanded(hits: list[Hit], *, reader: AbstractBaseUser | AnonymousUser | Non
                        semantic_score=_rounded(1 - chunk.distance) if hasattr(chunk, "distance") else None,
                        source_type=document.source_type_id,
                        document_date=revision.document_date.isoformat() if revision.document_date else None,
-                       url=document.url, via_graph=True, relation=step.as_dict(), page=chunk.page))
+                       url=document.url, via_graph=True, relation=step.as_dict(), page=chunk.page,
+                       page_end=chunk.page_end))
     return out
 
 

@@ -9,7 +9,7 @@ import json
 
 from .answers.contract import AnswerContract
 from .models import Answer, Claim
-from .templatetags.nalarku import label, safe_href
+from .templatetags.nalarku import label, pages, safe_href
 
 
 def answer_export_json(*, answer: Answer, contract: AnswerContract, claims: list[Claim],
@@ -37,7 +37,7 @@ def answer_export_markdown(*, answer: Answer, contract: AnswerContract, claims: 
     for n, claim in enumerate(contract.claims, 1):
         stored = stored_by_text.get(claim.text)
         review = label(stored.review_status) if stored else label("pending")
-        cites = ", ".join(f"[{eid}]" for eid in claim.evidence_ids)
+        cites = ", ".join(_cite(eid, claim.pages.get(eid, "")) for eid in claim.evidence_ids)
         lines.append(f"{n}. {_one_line(claim.text)} {cites}" + (f" — _{review}_" if reviews else ""))
     if contract.conflicts:
         lines += ["", "## Sumber bertentangan", ""]
@@ -47,12 +47,18 @@ def answer_export_markdown(*, answer: Answer, contract: AnswerContract, claims: 
     if contract.evidence:
         lines += ["", "## Sumber", ""]
     for eid, e in contract.evidence.items():
-        page = f", hlm. {e.page}" if e.page else ""
+        page = f", hlm. {on}" if (on := pages(e)) else ""
         where = f"{e.title}, revisi {e.revision}{page}, tanggal {e.document_date or 'tidak diketahui'}"
         flag = f" (sudah diganti; berlaku r{e.current_revision})" if e.superseded and e.current_revision else ""
         url = safe_href(e.url)
         lines.append(f"- [{eid}] {_one_line(where)}{flag}" + (f" <{url}>" if url else ""))
     return "\n".join(lines) + "\n"
+
+
+def _cite(evidence_id: str, page: str) -> str:
+    """``[D12:r3:p4, hlm. 2]``: the page of what the claim quotes, which may
+    be narrower than the source's page range listed under "Sumber"."""
+    return f"[{evidence_id}, hlm. {page}]" if page else f"[{evidence_id}]"
 
 
 _MARKUP = str.maketrans({c: "\\" + c for c in "\\`*_[]<>!|#"})

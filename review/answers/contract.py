@@ -50,6 +50,10 @@ class Claim(ClaimDraft):
     # claim answers the question.
     spans: dict[str, list[int]] = Field(default_factory=dict)
     score: float | None = None
+    # The page label ("2", "1–2") of what the claim quotes from each cited
+    # evidence id that has pages (a PDF): a chunk may run over a page break
+    # while the quoted sentence lies on one page.
+    pages: dict[str, str] = Field(default_factory=dict)
 
 
 class Conflict(BaseModel):
@@ -64,6 +68,7 @@ class Evidence(BaseModel):
     title: str
     heading_path: str = ""
     page: int | None = None  # "hlm. 3": the page of a PDF the evidence starts on
+    page_end: int | None = None  # and the last page it covers: "hlm. 3–4"
     document_date: str | None = None
     indexed_at: str | None = None
     source_type: str

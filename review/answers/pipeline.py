@@ -23,6 +23,7 @@ from django.db.models import Q
 
 from retrieval.http import ServiceError
 from retrieval.models import Chunk, Document, EmbeddingSpace, Revision
+from retrieval.pages import chunks_located, span_labels
 from retrieval.search import Hit, SearchResponse, search, timed
 
 from ..models import Answer, AnswerStatus, ClaimEvidence, Question, QuestionState
@@ -99,6 +100,10 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
             claim.flags.append("conflict")
         if any(h.via_graph for h in cited):
             claim.flags.append("via_graph")
+    # The page of what each claim quotes: a chunk may run over a page break.
+    located = chunks_located(by_id[e] for claim in validated.claims for e in claim.evidence_ids)
+    for claim in validated.claims:
+        claim.pages = span_labels([by_id[e] for e in claim.evidence_ids], claim.spans, located)
     band = scored.band() if generation.scored and scored is not None else generation.draft.status
     status = _status(band, validated.claims, conflicts, chunks, as_of=as_of,
                      quoted=generation.generator == "extractive")
@@ -254,7 +259,7 @@ def hits_as_of(hits: list[Hit], as_of: date) -> list[Hit]:
 
 def _evidence(hit: Hit, current: dict[str, int], indexed_at: datetime | None = None) -> Evidence:
     return Evidence(document=hit.document, revision=hit.revision, title=hit.title, heading_path=hit.heading_path,
-                    page=hit.page,
+                    page=hit.page, page_end=hit.page_end,
                     document_date=hit.document_date, indexed_at=indexed_at.isoformat() if indexed_at else None, source_type=hit.source_type, superseded=hit.superseded,
                     current_revision=current.get(hit.document) if hit.superseded else None, url=hit.url,
                     via_graph=hit.via_graph, relation=hit.relation, semantic_score=hit.semantic_score,

@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 from django import template
 
 from retrieval import source_types
+from retrieval.pages import page_label
 from review.answers.text import plain
 
 register = template.Library()
@@ -83,3 +84,31 @@ def safe_href(url: str) -> str:
     not disarm in an ``href``."""
     url = (url or "").strip()
     return url if urlsplit(url).scheme.lower() in ("http", "https") else ""
+
+
+@register.filter
+def pages(item: object) -> str:
+    """A chunk's pages as "3" or "1–2" (empty without pages), for anything
+    carrying ``page``/``page_end``: a search hit, a contract's evidence."""
+    return page_label(getattr(item, "page", None), getattr(item, "page_end", None))
+
+
+@register.simple_tag
+def claim_pages(answer: object, claim: object) -> dict[str, str]:
+    """The page labels of what ``claim`` (a stored claim row) quotes, by
+    evidence id, from its answer's stored contract, matched by text as the
+    desk matches claims; empty for contracts stored before claims had them."""
+    text = getattr(claim, "text", None)
+    stored = getattr(answer, "contract", None) or {}
+    for item in stored.get("claims", []) if isinstance(stored, dict) else []:
+        if item.get("text") == text:
+            return dict(item.get("pages") or {})
+    return {}
+
+
+@register.simple_tag
+def evidence_pages(evidence: object, evidence_id: str, quoted: dict[str, str] | None = None) -> str:
+    """What an evidence card shows after "hlm.": the page of the claim's
+    quoted span (``quoted``, from ``claim_pages``) when the card is shown
+    for a claim, else the chunk's pages."""
+    return (quoted or {}).get(evidence_id) or pages(evidence)

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 HIT_FIELDS = {"evidence_id", "document", "revision", "title", "heading_path", "text", "superseded",
               "lexical_rank", "semantic_rank", "rrf_score", "semantic_score", "rerank_score", "via_graph", "relation", "page",
-              "source_type", "document_date", "url"}
+              "page_end", "source_type", "document_date", "url"}
 
 
 @pytest.fixture

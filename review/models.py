@@ -208,6 +208,15 @@ class EvalCategory(models.TextChoices):
     NO_ANSWER = "no_answer", "tanpa jawaban"
     RESTRICTED = "restricted", "terbatas"
     REGRESSION = "regression", "regresi dari tinjauan"
+    # The editor-style dev set (demo/editor-dev.jsonl): how editors ask.
+    FRAME = "frame", "kerangka pertanyaan"
+    YES_NO = "yes_no", "ya/tidak"
+    ENGLISH = "english", "bahasa Inggris"
+    EXACT_STRING = "exact_string", "teks persis"
+    TABLE = "table", "nilai tabel"
+    NOW = "now", "keadaan sekarang"
+    AS_OF = "as_of", "per tanggal"
+    NEAR_MISS = "near_miss", "nyaris cocok"
     OTHER = "other", "lainnya"
 
 

@@ -1,12 +1,15 @@
 """Latency of the answer stage next to retrieval's, on the demo archive.
 
-    uv run python bench/answer_latency.py [--set demo] [--rounds 2]
+    uv run python bench/answer_latency.py [--set demo] [--rounds 2] [--artefacts answerer-v1,answerer-v2]
 
 Asks every case of the evaluation set as its user with the default
 (extractive, scored) generator; the first round fills the embedding cache
 of the answer units, later rounds are warm and are the ones reported. Prints
 p50/p95 per stage: query embedding and SQL (retrieval), then context, unit
-scoring, claims and validation (the answer stage), and the whole ask.
+scoring, claims and validation (the answer stage), and the whole ask. With
+``--artefacts``, each case is asked with every artefact in turn (the order
+turning case by case, so neither always runs second on warm pages), and the
+stages are printed side by side with the ratio of each to the first.
 Uses the demo's data directory (var/; ``make demo`` or ``make report`` fills it).
 """
 
@@ -17,6 +20,7 @@ import os
 import statistics
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,6 +36,7 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import transaction  # noqa: E402
 
 from review.answers.pipeline import question_ask  # noqa: E402
+from review.answers.scorer import artefact_used  # noqa: E402
 from review.models import EvalSet  # noqa: E402
 
 RETRIEVAL = ("embed", "sql")
@@ -47,32 +52,48 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", default="demo", help="evaluation set (default demo)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds; the first warms the cache (default 2)")
+    parser.add_argument("--artefacts", default="",
+                        help="scorer artefacts to compare, comma-separated (default: the configured one)")
     args = parser.parse_args()
     eval_set = EvalSet.objects.filter(name=args.set).first()
     if eval_set is None:
         sys.exit(f"set {args.set!r} not found: run `manage.py eval_import demo/eval.jsonl --name demo` first")
     users = {u.username: u for u in get_user_model().objects.all()}
     cases = list(eval_set.cases.order_by("case_id"))
-    stages: dict[str, list[float]] = {}
+    names = [a.strip() for a in args.artefacts.split(",") if a.strip()] or [""]
+    stages: dict[str, dict[str, list[float]]] = {name: {} for name in names}
     for round_ in range(args.rounds):
-        for case in cases:
-            with transaction.atomic():
-                started = time.perf_counter()
-                asked = question_ask(text=case.question, user=users.get(case.username), as_of=case.as_of)
-                total = (time.perf_counter() - started) * 1000
-                transaction.set_rollback(True)
-            if round_ == 0 and args.rounds > 1:
-                continue
-            timings = asked.answer.timings_ms
-            for stage in (*RETRIEVAL, *ANSWER):
-                stages.setdefault(stage, []).append(timings.get(stage, 0.0))
-            stages.setdefault("retrieval (embed + sql)", []).append(sum(timings.get(s, 0.0) for s in RETRIEVAL))
-            stages.setdefault("answer stage", []).append(sum(timings.get(s, 0.0) for s in ANSWER))
-            stages.setdefault("whole ask", []).append(total)
+        for n, case in enumerate(cases):
+            for name in names[n % len(names):] + names[:n % len(names)]:
+                with artefact_used(name) if name else nullcontext():
+                    with transaction.atomic():
+                        started = time.perf_counter()
+                        asked = question_ask(text=case.question, user=users.get(case.username), as_of=case.as_of,
+                                             search_options={"collection": eval_set.collection})
+                        total = (time.perf_counter() - started) * 1000
+                        transaction.set_rollback(True)
+                if round_ == 0 and args.rounds > 1:
+                    continue
+                timings, mine = asked.answer.timings_ms, stages[name]
+                for stage in (*RETRIEVAL, *ANSWER):
+                    mine.setdefault(stage, []).append(timings.get(stage, 0.0))
+                mine.setdefault("retrieval (embed + sql)", []).append(sum(timings.get(s, 0.0) for s in RETRIEVAL))
+                mine.setdefault("answer stage", []).append(sum(timings.get(s, 0.0) for s in ANSWER))
+                mine.setdefault("whole ask", []).append(total)
     print(f"{len(cases)} questions × {max(args.rounds - 1, 1)} warm round(s), set {args.set}")
-    print(f"{'stage':<26}{'p50 ms':>9}{'p95 ms':>9}")
-    for stage, values in stages.items():
-        print(f"{stage:<26}{statistics.median(values):>9.1f}{percentile(values, 0.95):>9.1f}")
+    header = "".join(f"{(name or 'configured') + ' p50/p95':>30}" for name in names)
+    ratio = f"{'ratio p50/p95':>18}" if len(names) > 1 else ""
+    print(f"{'stage':<26}{header}{ratio}")
+    first = stages[names[0]]
+    for stage in first:
+        cells = "".join(f"{statistics.median(stages[n][stage]):>21.1f} /{percentile(stages[n][stage], 0.95):>7.1f}"
+                        for n in names)
+        if len(names) > 1:
+            last = stages[names[-1]][stage]
+            base_p50, base_p95 = statistics.median(first[stage]), percentile(first[stage], 0.95)
+            cells += (f"{statistics.median(last) / base_p50 if base_p50 else float('nan'):>11.2f} /"
+                      f"{percentile(last, 0.95) / base_p95 if base_p95 else float('nan'):>5.2f}")
+        print(f"{stage:<26}{cells}")
 
 
 if __name__ == "__main__":

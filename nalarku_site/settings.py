@@ -298,11 +298,12 @@ NALARKU_ANSWERER = {
 }
 NALARKU_EXTRACTIVE = {
     "max_claims": int(os.environ.get("NALARKU_EXTRACTIVE_MAX_CLAIMS", "3")),
-    # Measured with bench/answer_bars.py on IDK-MRC valid (README): claims down
-    # to 0.15 × the best unit's probability; those below the support bar stay,
-    # flagged weak_support, so the answer goes to an editor.
+    # The best unit makes the first claim (the band decides the status); a
+    # further claim needs 0.15 × the best unit's probability and the support
+    # bar (the artefact's support_min unless NALARKU_EXTRACTIVE_CLAIM_FLOOR
+    # is set): nothing below it is shown as a claim (issue 20).
     "claim_ratio": float(os.environ.get("NALARKU_EXTRACTIVE_CLAIM_RATIO", "0.15")),
-    "claim_floor": float(os.environ.get("NALARKU_EXTRACTIVE_CLAIM_FLOOR", "0")),
+    "claim_floor": _optional_float("NALARKU_EXTRACTIVE_CLAIM_FLOOR"),
     "same_fact": float(os.environ.get("NALARKU_EXTRACTIVE_SAME_FACT", "0.8")),
 }
 # The generator before the scorer, kept as a baseline and as the fallback

@@ -11,6 +11,7 @@ import json
 import statistics
 import time
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -373,6 +374,7 @@ def answers_evaluate(*, eval_set: EvalSet, label: str = "", limit: int | None = 
     answer, conflicts found, citations valid, claims supported. Answers are
     rolled back so evaluation never fills the editors' history."""
     from .answers.generators import generator_from_config
+    from .answers.scorer import artefact_used
 
     generators = list(generators)
     users = {u.username: u for u in get_user_model().objects.all()}
@@ -385,12 +387,18 @@ def answers_evaluate(*, eval_set: EvalSet, label: str = "", limit: int | None = 
         "judge": getattr(judge, "name", None)})
     rows = []
     for name in generators:
-        generator = generator_from_config(name)
-        for case in cases:
-            rows.append(_answer_row(run, case, generator, users, judge if name == "extractive" else None,
-                                    eval_set.collection))
-            if progress:
-                progress(1)
+        # "extractive@answerer-v1": a generator scored by a named artefact,
+        # so two artefacts are measured side by side in one run.
+        kind, _, artefact_name = name.partition("@")
+        generator = generator_from_config(kind)
+        with artefact_used(artefact_name) if artefact_name else nullcontext():
+            for case in cases:
+                row = _answer_row(run, case, generator, users, judge if kind == "extractive" else None,
+                                  eval_set.collection)
+                row.mode = name
+                rows.append(row)
+                if progress:
+                    progress(1)
     EvalResult.objects.bulk_create(rows)
     run.metrics = {name: _answer_metrics([r for r in rows if r.mode == name]) for name in generators}
     run.save(update_fields=["metrics"])
@@ -519,8 +527,7 @@ def _answer_metrics(rows: list[EvalResult]) -> dict:
         "judge_faithfulness": (round(sum(x["judge_supported"] for x in judged) / max(sum(x["claims"] for x in judged), 1), 4)
                                if judged else None),
         "by_question_word": {w: core(xs) for w, xs in sorted(by_word.items())},
-        "by_category": {cat: {"cases": len(xs), "status_accuracy": _rate([x["status_ok"] for x in xs]),
-                              "decision_accuracy": _rate([x["decision_correct"] for x in xs])}
+        "by_category": {cat: {**core(xs), "status_accuracy": _rate([x["status_ok"] for x in xs])}
                         for cat, xs in sorted(by_category.items())},
         "latency_ms": _percentiles(latencies),
         "answer_stage_ms": _percentiles(stage),

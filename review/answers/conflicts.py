@@ -11,11 +11,16 @@ more authoritative; the two are never merged into one statement:
   the number: "waktu pemutaran 30 jam" and "waktu bicara 20 jam" are two
   quantities, not a conflict) and no two different identifiers
   (KR-220X vs KR-230) as subjects;
-- dates of the same event.
+- dates of the same event;
+- the meaning of the same code asked about (``LD-4031`` "token perangkat
+  dicabut" in one source, "kuota penuh" in another): definitions sharing
+  no words, a meaning the source itself marks as past ("sebelumnya …")
+  left out.
 """
 
 from __future__ import annotations
 
+import re
 from itertools import combinations
 
 from retrieval import source_types
@@ -23,17 +28,17 @@ from retrieval.models import Document
 from retrieval.search import Hit
 
 from .contract import Claim, Conflict
-from .scorer import Scored, thresholds
+from .scorer import Scored, hit_units, thresholds
 from .text import (
     STATUS_LABELS,
     availability,
+    fact_present,
     facts,
     mentions,
     same_attribute,
     stems,
     without_instructions,
 )
-from .units import units_of
 
 
 def current_revisions(chunks: list[Hit]) -> dict[str, int]:
@@ -69,10 +74,19 @@ def _weighing(hits: list[Hit]) -> str:
             f"({source_types.label(strongest.source_type).lower()})")
 
 
+# The units a claim could have been made of: the generator's candidates
+# (review.answers.generators.ExtractiveGenerator's claim ratio and claims).
+CANDIDATES = 5
+CANDIDATE_RATIO = 0.15
+
+
 def statements(chunks: list[Hit], claims: list[Claim], question: str, scored: Scored | None = None) -> dict[str, str]:
     """What each chunk asserts about the question: the claims citing it, or
     else the units that answer the question — by the scorer, those at least
-    half as likely as the best unit and above the support bar; without the
+    half as likely as the best unit and above the support bar, and the
+    runners-up a claim could have been made of (``CANDIDATES`` most probable,
+    ``CANDIDATE_RATIO`` × the best): the other side of a disagreement scores
+    lower than the side it contradicts, and must still be heard; without the
     scorer, the sentences sharing the most terms with the question. A chunk
     is judged by what answers the question, not by every aside it holds (a
     release note's preview history under a question about webhooks, or text
@@ -84,13 +98,14 @@ def statements(chunks: list[Hit], claims: list[Claim], question: str, scored: Sc
     out = {e: " ".join(texts) for e, texts in cited.items()}
     if scored is not None:
         bar = max(scored.best * 0.5, thresholds()["support_min"])
-        for unit in scored.units:
-            if unit.hit.evidence_id not in cited and unit.probability >= bar:
+        for rank, unit in enumerate(scored.units):
+            runner_up = rank < CANDIDATES and unit.probability >= scored.best * CANDIDATE_RATIO
+            if unit.hit.evidence_id not in cited and (unit.probability >= bar or runner_up):
                 out[unit.hit.evidence_id] = f"{out.get(unit.hit.evidence_id, '')} {unit.unit.text}".strip()
         return {h.evidence_id: out.get(h.evidence_id, "") for h in chunks}
     # A chunk with no sentence (a table, a list of fragments) speaks through
     # its text — less any line addressed to a model, which asserts nothing.
-    rest = [(h, [u.text for u in units_of(h.text)] or [without_instructions(h.text)])
+    rest = [(h, [u.text for u in hit_units(h)] or [without_instructions(h.text)])
             for h in chunks if h.evidence_id not in cited]
     flat = [question] + [s for _, group in rest for s in group]
     question_terms, *terms = stems(flat)
@@ -104,7 +119,8 @@ def statements(chunks: list[Hit], claims: list[Claim], question: str, scored: Sc
 
 
 def conflicts_find(chunks: list[Hit], said: dict[str, str],
-                   stages_said: dict[str, str] | None = None) -> list[Conflict]:
+                   stages_said: dict[str, str] | None = None, codes: set[str] | None = None,
+                   codes_said: dict[str, str] | None = None) -> list[Conflict]:
     """Where the sources (document revisions) disagree.
 
     Availability status, read from ``stages_said`` (None: the question does
@@ -141,7 +157,80 @@ def conflicts_find(chunks: list[Hit], said: dict[str, str],
             seen.add((pair, conflict[0]))
             found.append(Conflict(evidence_ids=[newer.evidence_id, older.evidence_id], kind=conflict[0],
                                   note=conflict[1]))
+    if codes:
+        found += _meaning_conflicts(chunks, codes_said or said, codes)
     return found
+
+
+# What defines a code: "LD-4031 berarti …", "…, artinya …", or an error
+# table's row read with its header ("LD-4031 — Kategori: …; Arti: …").
+_DEFINES = re.compile(r"\b(?:berarti|artinya|arti|bermakna|bermaksud|maksudnya|menandakan|means|indicates)\b"
+                      r"(?:\s+\w+)?\s*[:,]?\s+\w+\s+\w+|^\S+ — ", re.I)
+# A meaning the source itself gives as the past one ("Sebelumnya LD-4031
+# berarti …") is history, not a disagreement.
+_PAST = re.compile(r"\b(sebelumnya|semula|dahulu|dulu|dulunya|previously|formerly|used\s+to)\b", re.I)
+_SEGMENT = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def _meanings(text: str, code: str) -> list[str]:
+    """What ``text`` says ``code`` means, a segment per definition."""
+    return [segment for segment in _SEGMENT.split(text)
+            if fact_present(code, segment) and _DEFINES.search(segment) and not _PAST.search(segment)]
+
+
+def _meaning_conflicts(chunks: list[Hit], said: dict[str, str], codes: set[str]) -> list[Conflict]:
+    """Pairs of sources whose definitions of a code share no content word
+    (beyond the code and the words of defining): one says it means one
+    thing, the other another."""
+    found: list[Conflict] = []
+    for code in sorted(codes):
+        defined = {h.evidence_id: _meanings(said[h.evidence_id], code) for h in chunks}
+        flat = [m for ms in defined.values() for m in ms]
+        if len(flat) < 2:
+            continue
+        terms = dict(zip(flat, stems(flat), strict=True))
+        cue = {code, *stems([code])[0], "arti", "ber", "kode", "error"}
+        seen: set[tuple] = set()
+        for a, b in combinations(chunks, 2):
+            pair = tuple(sorted([(a.document, a.revision), (b.document, b.revision)]))
+            if pair[0] == pair[1] or pair in seen or not defined[a.evidence_id] or not defined[b.evidence_id]:
+                continue
+            overlaps = [_jaccard(terms[x] - cue, terms[y] - cue)
+                        for x in defined[a.evidence_id] for y in defined[b.evidence_id]]
+            if max(overlaps) >= 0.2:
+                continue  # they share a meaning
+            seen.add(pair)
+            newer, older = (a, b) if (a.document_date or "") >= (b.document_date or "") else (b, a)
+            found.append(Conflict(
+                evidence_ids=[newer.evidence_id, older.evidence_id], kind="meaning",
+                note=(f"{code.upper()}: {_source(newer)}: “{defined[newer.evidence_id][0]}”; "
+                      f"{_source(older)}: “{defined[older.evidence_id][0]}”. {_weighing([newer, older])}.")))
+    return found
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / max(len(a | b), 1)
+
+
+def conflict_sides_claimed(claims: list[Claim], conflicts: list[Conflict], scored: Scored) -> list[Claim]:
+    """``claims`` with a claim for each side of a conflict that none cites:
+    the best unit of that evidence, flagged ``conflict`` (and
+    ``weak_support`` below the support bar), so an editor sees both sides
+    as claims, not one claim and a note."""
+    cited = {e for claim in claims for e in claim.evidence_ids}
+    out = list(claims)
+    for conflict in conflicts:
+        for evidence_id in conflict.evidence_ids:
+            if evidence_id in cited:
+                continue
+            unit = next((u for u in scored.units if u.hit.evidence_id == evidence_id), None)
+            if unit is None:
+                continue
+            flags = ["conflict"] + (["weak_support"] if unit.probability < thresholds()["support_min"] else [])
+            out.append(Claim(text=unit.unit.text, evidence_ids=[evidence_id], flags=flags,
+                             spans={evidence_id: [unit.unit.start, unit.unit.end]}, score=unit.probability))
+            cited.add(evidence_id)
+    return out
 
 
 def _identifiers(text: str) -> set[str]:

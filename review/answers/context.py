@@ -88,7 +88,7 @@ def context_render(chunks: list[Hit]) -> str:
     with its id (``D12:r3:p4#2``, the chunk's evidence id and the unit's
     number), the same units the extractive engine scores. The text inside
     is data: any tag that could close the block early is defused."""
-    from .units import units_of
+    from .scorer import hit_units
 
     blocks = []
     for hit in chunks:
@@ -97,7 +97,7 @@ def context_render(chunks: list[Hit]) -> str:
                   f'date="{hit.document_date or "tidak diketahui"}" '
                   f'source_type="{hit.source_type}" superseded="{str(hit.superseded).lower()}" '
                   f'url="{_attr(hit.url)}">')
-        units = units_of(hit.text)
+        units = hit_units(hit)
         text = "\n".join(f"[{hit.evidence_id}#{n}] {u.text}" for n, u in enumerate(units, 1)) or hit.text
         body = text.replace("<evidence", "‹evidence").replace("</evidence", "‹/evidence")
         blocks.append(f"{header}\n{body}\n</evidence>")

@@ -58,7 +58,7 @@ class Claim(ClaimDraft):
 
 class Conflict(BaseModel):
     evidence_ids: list[str]
-    kind: str  # status | number | date
+    kind: str  # status | number | date | meaning
     note: str
 
 

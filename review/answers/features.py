@@ -19,21 +19,40 @@ The signals, each explainable to an editor:
 
 IDF is normalised by the IDF of a term no chunk holds, so archives of any
 size share one scale.
+
+Two versions of the term signals, each named in the artefact that was
+trained on it:
+
+- ``features-v2`` (answerer-v1): every content stem of the question must be
+  found exactly. IDK-MRC's unanswerable questions were made by swapping or
+  adding words, so there an uncovered word nearly always meant "no answer";
+  editors paraphrase, and ‘lama’ in *berapa lama* or ‘saja’ in *apa saja*
+  was reported missing.
+- ``features-v3`` (answerer-v2): question frames (*berapa lama*, *apa
+  saja*, *bagaimana cara*, *how long* …) are the answer type, not terms to
+  find; a stem is covered by an inflection the stemmer missed
+  (‘sinkron’ by ‘sinkronus’) and a hyphenated compound by its parts;
+  names, identifiers and numbers are counted apart (``miss_protected_*``):
+  those are what a near miss gets wrong. A question in another language
+  than its evidence (English over Indonesian) has no comparable terms: its
+  term signals are unknown (NaN, which the gradient-boosting models route
+  as learned from training questions whose terms were hidden the same way).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .text import fact_present, facts
+from .text import fact_present, facts, is_english
 from .units import Unit
 
-FEATURES_VERSION = "features-v2"
+FEATURES_VERSION = "features-v3"
+FEATURE_VERSIONS = ("features-v2", "features-v3")
 
 QUESTION_WORDS = ("kapan", "berapa", "siapa", "dimana", "mengapa", "apakah", "apa", "bagaimana", "lain")
 _QUESTION_WORD = [
@@ -60,7 +79,16 @@ _REASON = re.compile(r"\b(karena|sebab|disebabkan|akibat|oleh karena|sehingga|ag
                      r"because|due to)\b", re.I)
 
 
+_ENGLISH_WH = re.compile(r"\b(when|how\s+(?:many|much|long|often|far)|who|where|why|how|is\s+it|which|what)\b", re.I)
+
+
 def question_word(question: str) -> str:
+    """What kind of answer the question asks for. An English question is
+    read by its first wh-word ("How many codes … when 2FA is enabled?" asks
+    for a number); an Indonesian one by the first kind found, in order."""
+    english = _ENGLISH_WH.search(question)
+    if english and is_english(question):
+        return next(word for word, pattern in _QUESTION_WORD if pattern.search(english.group(0)))
     for word, pattern in _QUESTION_WORD:
         if pattern.search(question):
             return word
@@ -75,10 +103,19 @@ class Question:
     vector: np.ndarray  # unit length
     word: str = ""
     facts: set[str] = field(default_factory=set)
+    # features-v3: the stems to find (less frame words and compounds whose
+    # parts are there), those of names, identifiers and numbers, the
+    # context's inflections of each stem, and whether the question is in
+    # another language than the evidence (its terms are then not compared).
+    content: set[str] = field(default_factory=set)
+    protected: set[str] = field(default_factory=set)
+    variants: dict[str, set[str]] = field(default_factory=dict)
+    cross_lingual: bool = False
 
     def __post_init__(self) -> None:
         self.word = self.word or question_word(self.text)
         self.facts = self.facts or {f for f in facts(self.text) if len(f) > 1}
+        self.content = self.content or set(self.stems)
 
 
 @dataclass
@@ -117,6 +154,41 @@ def _distinct_missing(question: Question, terms: set[str]) -> float:
     return float(sum(question.idf.get(t, 0.0) > 0.5 for t in question.stems - terms))
 
 
+def _matched(question: Question, terms: set[str]) -> set[str]:
+    """The question's content stems that ``terms`` hold, as they are or inflected."""
+    return {t for t in question.content if t in terms or question.variants.get(t, set()) & terms}
+
+
+def _coverage_v3(question: Question, terms: set[str]) -> float:
+    total = sum(question.idf.get(t, 0.0) for t in question.content)
+    return sum(question.idf.get(t, 0.0) for t in _matched(question, terms)) / total if total else 0.0
+
+
+def _missing_v3(question: Question, terms: set[str], among: set[str] | None = None) -> float:
+    wanted = question.content if among is None else question.content & among
+    return max((question.idf.get(t, 0.0) for t in wanted - _matched(question, terms)), default=0.0)
+
+
+def _distinct_missing_v3(question: Question, terms: set[str]) -> float:
+    return float(sum(question.idf.get(t, 0.0) > 0.5 for t in question.content - _matched(question, terms)))
+
+
+@dataclass(frozen=True)
+class _TermSignals:
+    """Coverage, missing and count of uncovered stems, as one version computes them."""
+
+    coverage: Callable[[Question, set[str]], float]
+    missing: Callable[[Question, set[str]], float]
+    distinct_missing: Callable[[Question, set[str]], float]
+    comparable: Callable[[Question], bool]
+
+
+_SIGNALS = {
+    "features-v2": _TermSignals(_coverage, _missing, _distinct_missing, lambda q: True),
+    "features-v3": _TermSignals(_coverage_v3, _missing_v3, _distinct_missing_v3, lambda q: not q.cross_lingual),
+}
+
+
 def _answer_types(text: str, question: Question) -> dict[str, float]:
     """The kinds of answer the unit holds that the question does not already state."""
     asked = question.text.lower()
@@ -136,29 +208,44 @@ def _answer_types(text: str, question: Question) -> dict[str, float]:
 _FIT = {"kapan": ("has_date",), "berapa": ("has_number",), "siapa": ("has_name",),
         "dimana": ("has_place", "has_name"), "mengapa": ("has_reason",)}
 
-NAMES = ("cos", "cos_gap", "cos_rank", "cos_chunk_gap", "cov_unit", "cov_chunk",
-         "cov_context", "cov_gap", "miss_unit", "miss_chunk", "miss_context", "miss_context_count",
-         "question_facts", "facts_unit", "facts_chunk", "has_date", "has_number", "has_name", "has_place",
-         "has_reason", "fit", "novelty", "length", "position",
-         *(f"q_{w}" for w in QUESTION_WORDS))
+NAMES_V2 = ("cos", "cos_gap", "cos_rank", "cos_chunk_gap", "cov_unit", "cov_chunk",
+            "cov_context", "cov_gap", "miss_unit", "miss_chunk", "miss_context", "miss_context_count",
+            "question_facts", "facts_unit", "facts_chunk", "has_date", "has_number", "has_name", "has_place",
+            "has_reason", "fit", "novelty", "length", "position",
+            *(f"q_{w}" for w in QUESTION_WORDS))
+# Names, identifiers and numbers no unit (or no evidence) holds; whether the
+# question's terms could be compared with the evidence's at all.
+NAMES = (*NAMES_V2, "miss_protected_unit", "miss_protected_context", "cross_lingual")
+# The term columns that are unknown (NaN) when the question's terms cannot
+# be compared with the evidence's.
+_TERM_COLUMNS = ("cov_unit", "cov_chunk", "cov_context", "cov_gap", "miss_unit", "miss_chunk", "miss_context",
+                 "miss_context_count", "novelty")
 
 
-def unit_features(question: Question, passages: Sequence[Passage]) -> np.ndarray:
-    """One row per unit of ``passages`` (in order), columns ``NAMES``."""
+def feature_names(version: str = FEATURES_VERSION) -> tuple[str, ...]:
+    return NAMES_V2 if version == "features-v2" else NAMES
+
+
+def unit_features(question: Question, passages: Sequence[Passage],
+                  version: str = FEATURES_VERSION) -> np.ndarray:
+    """One row per unit of ``passages`` (in order), columns ``feature_names(version)``."""
+    names = feature_names(version)
+    signals = _SIGNALS[version]
     rows: list[list[float]] = []
     if not any(p.units for p in passages):
-        return np.empty((0, len(NAMES)), dtype=np.float32)
+        return np.empty((0, len(names)), dtype=np.float32)
     cosines = [p.unit_vectors @ question.vector if p.units else np.empty(0) for p in passages]
     flat = np.concatenate(cosines)
     best, order = float(flat.max()), np.argsort(-flat)
     rank = np.empty(len(flat), dtype=np.int64)
     rank[order] = np.arange(1, len(flat) + 1)
     context_terms = set().union(*(p.stems | p.breadcrumb_stems for p in passages))
-    coverages = [[_coverage(question, s) for s in p.unit_stems] for p in passages]
+    coverages = [[signals.coverage(question, s) for s in p.unit_stems] for p in passages]
     best_coverage = max(c for group in coverages for c in group)
-    miss_context = _missing(question, context_terms)
-    miss_context_count = _distinct_missing(question, context_terms)
-    cov_context = _coverage(question, context_terms)
+    miss_context = signals.missing(question, context_terms)
+    miss_context_count = signals.distinct_missing(question, context_terms)
+    cov_context = signals.coverage(question, context_terms)
+    protected_context = _missing_v3(question, context_terms, question.protected)
     words = [float(question.word == w) for w in QUESTION_WORDS]
     n = 0
     for passage, unit_cosines, unit_coverages in zip(passages, cosines, coverages, strict=True):
@@ -169,12 +256,12 @@ def unit_features(question: Question, passages: Sequence[Passage]) -> np.ndarray
             types = _answer_types(unit.text, question)
             fit = max((types[t] for t in _FIT.get(question.word, ())), default=1.0)
             content = stems - question.stems - passage.breadcrumb_stems
-            rows.append([
+            row = [
                 float(unit_cosines[i]), float(unit_cosines[i]) - best, 1.0 / rank[n],
                 float(unit_cosines[i]) - chunk_best,
-                unit_coverages[i], _coverage(question, chunk_terms), cov_context,
+                unit_coverages[i], signals.coverage(question, chunk_terms), cov_context,
                 unit_coverages[i] - best_coverage,
-                _missing(question, stems), _missing(question, chunk_terms),
+                signals.missing(question, stems), signals.missing(question, chunk_terms),
                 miss_context, miss_context_count,
                 float(bool(question.facts)), _share_present(question.facts, f"{passage.breadcrumb} {unit.text}"),
                 facts_chunk,
@@ -183,9 +270,16 @@ def unit_features(question: Question, passages: Sequence[Passage]) -> np.ndarray
                 len(content) / max(len(stems), 1), math.log1p(len(unit.text.split())),
                 i / max(len(passage.units) - 1, 1),
                 *words,
-            ])
+            ]
+            if version != "features-v2":
+                row += [_missing_v3(question, stems, question.protected), protected_context,
+                        float(question.cross_lingual)]
+            rows.append(row)
             n += 1
-    return np.asarray(rows, dtype=np.float32)
+    out = np.asarray(rows, dtype=np.float32)
+    if not signals.comparable(question):
+        out[:, [names.index(c) for c in _TERM_COLUMNS]] = np.nan
+    return out
 
 
 def _share_present(wanted: set[str], text: str) -> float:
@@ -194,13 +288,17 @@ def _share_present(wanted: set[str], text: str) -> float:
     return sum(fact_present(f, text) for f in wanted) / len(wanted)
 
 
-CONTEXT_NAMES = ("p1", "p2", "p3_mean", "p_sum", "cov_context", "miss_context", "miss_context_count",
-                 "cos_best", "facts_best", *(f"q_{w}" for w in QUESTION_WORDS),
-                 *(f"top_{name}" for name in NAMES), *(f"top_product_{i}" for i in range(384)))
+def context_feature_names(version: str = FEATURES_VERSION) -> tuple[str, ...]:
+    return ("p1", "p2", "p3_mean", "p_sum", "cov_context", "miss_context", "miss_context_count",
+            "cos_best", "facts_best", *(f"q_{w}" for w in QUESTION_WORDS),
+            *(f"top_{name}" for name in feature_names(version)), *(f"top_product_{i}" for i in range(384)))
+
+
+CONTEXT_NAMES = context_feature_names()
 
 
 def context_features(question: Question, unit_rows: np.ndarray, probabilities: np.ndarray,
-                     unit_vectors: np.ndarray) -> np.ndarray:
+                     unit_vectors: np.ndarray, version: str = FEATURES_VERSION) -> np.ndarray:
     """One row for the question and its whole evidence: how its units score
     (the best ones' probabilities), what the evidence as a whole covers, the
     most probable unit's own row, and the element-wise product of that
@@ -208,7 +306,8 @@ def context_features(question: Question, unit_rows: np.ndarray, probabilities: n
     only how much (a swapped entity or an added constraint shows there)."""
     top = np.sort(probabilities)[::-1] if len(probabilities) else np.zeros(1)
     padded = np.concatenate([top, np.zeros(3)])
-    col = {name: i for i, name in enumerate(NAMES)}
+    names = feature_names(version)
+    col = {name: i for i, name in enumerate(names)}
     dims = len(question.vector)
     if len(unit_rows):
         shared = unit_rows[0]
@@ -219,7 +318,7 @@ def context_features(question: Question, unit_rows: np.ndarray, probabilities: n
     else:
         cov, miss, count = 0.0, max(question.idf.values(), default=1.0), float(len(question.stems))
         cos_best = facts_best = 0.0
-        top_row, product = np.zeros(len(NAMES)), np.zeros(dims)
+        top_row, product = np.zeros(len(names)), np.zeros(dims)
     words = [float(question.word == w) for w in QUESTION_WORDS]
     return np.asarray([[padded[0], padded[1], padded[:3].mean(), min(float(top.sum()), 5.0),
                         cov, miss, count, cos_best, facts_best, *words, *top_row, *product]], dtype=np.float32)

@@ -134,10 +134,10 @@ class ExtractiveGenerator:
 
     max_claims: int = 3
     claim_ratio: float = 0.15
-    # The weakest unit that still makes a claim; None: the support bar
-    # (the artefact's support_min). A claim below that bar is kept but
-    # flagged weak_support by validation, and the answer goes to an editor.
-    claim_floor: float | None = 0.0
+    # The weakest unit that makes a further claim; None: the support bar
+    # (the artefact's support_min). The first claim is the best unit, below
+    # that bar too: validation flags it weak_support and an editor judges it.
+    claim_floor: float | None = None
     same_fact: float = 0.8  # share of words two units must have in common to say the same
     name: str = "extractive"
 
@@ -146,10 +146,9 @@ class ExtractiveGenerator:
         if band == INSUFFICIENT:
             return Generation(Draft(status="insufficient_evidence", claims=[],
                                     missing=missing_phrases(scored)), self.name)
-        # A claim's unit must be near the best (claim_ratio × its probability)
-        # and no weaker than the floor; the best one always makes a claim (the
-        # band decides the status). Claims below the support bar stay, for an
-        # editor to weigh, and validation flags them weak_support.
+        # A further claim's unit must be near the best (claim_ratio × its
+        # probability) and no weaker than the floor; the best one always makes
+        # the first claim (the band decides the status).
         floor = thresholds()["support_min"] if self.claim_floor is None else self.claim_floor
         bar = max(scored.best * self.claim_ratio, min(floor, scored.best))
         groups: list[list[ScoredUnit]] = []

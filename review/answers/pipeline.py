@@ -28,7 +28,7 @@ from retrieval.search import Hit, SearchResponse, search, timed
 
 from ..models import Answer, AnswerStatus, ClaimEvidence, Question, QuestionState
 from ..models import Claim as ClaimRow
-from .conflicts import conflicts_find, current_revisions, statements
+from .conflicts import conflict_sides_claimed, conflicts_find, current_revisions, statements
 from .context import ContextPolicy, context_select
 from .contract import AnswerContract, Claim, Conflict, Draft, Evidence
 from .generators import (
@@ -41,7 +41,7 @@ from .generators import (
     missing_phrases,
 )
 from .scorer import ArtefactError, Scored, evidence_score
-from .text import asks_about_present, asks_availability
+from .text import asks_about_present, asks_availability, identifiers
 from .validation import draft_validate
 
 logger = logging.getLogger(__name__)
@@ -89,6 +89,8 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
         conflicts = _conflicts(chunks, validated.claims, response.query, scored if generation.scored else None)
         current = current_revisions(chunks)
     degraded += [d for d in generation.degraded + validated.degraded if d not in degraded]
+    if generation.scored and scored is not None and conflicts:
+        validated.claims = conflict_sides_claimed(validated.claims, conflicts, scored)
 
     by_id = {h.evidence_id: h for h in chunks}
     in_conflict = {e for c in conflicts for e in c.evidence_ids}
@@ -96,7 +98,7 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
         cited = [by_id[e] for e in claim.evidence_ids]
         if any(h.superseded for h in cited):
             claim.flags.append("superseded_evidence")
-        if in_conflict & set(claim.evidence_ids):
+        if in_conflict & set(claim.evidence_ids) and "conflict" not in claim.flags:
             claim.flags.append("conflict")
         if any(h.via_graph for h in cited):
             claim.flags.append("via_graph")
@@ -212,12 +214,15 @@ def _conflicts(chunks: list[Hit], claims: list[Claim], question: str, scored: Sc
     from the units that answer the question (by the scorer), availability
     stages only when the question asks about availability — then from each
     source's sentences on the question's subject, since "masih private
-    preview" answers "sudah GA?" without sharing its words."""
+    preview" answers "sudah GA?" without sharing its words; and what each
+    source says a code of the question means, from the same sentences."""
     if scored is None:  # the baselines, as they were
         said = statements(chunks, claims, question)
         return conflicts_find(chunks, said, said)
-    stages = statements(chunks, claims, question) if asks_availability(question) else None
-    return conflicts_find(chunks, statements(chunks, claims, question, scored), stages)
+    codes = identifiers(question)
+    topical = statements(chunks, claims, question) if codes or asks_availability(question) else None
+    return conflicts_find(chunks, statements(chunks, claims, question, scored),
+                          topical if asks_availability(question) else None, codes=codes, codes_said=topical)
 
 
 def _status(band: str, claims: list[Claim], conflicts: list[Conflict], chunks: list[Hit], *,

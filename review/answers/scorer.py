@@ -20,6 +20,9 @@ import os
 import pickle
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,11 +40,22 @@ from .features import (
     idf_normalised,
     unit_features,
 )
-from .text import STOPWORDS, asked_measure, fact_present, facts, stems
+from .text import (
+    STOPWORDS,
+    asked_measure,
+    fact_present,
+    facts,
+    frame_free,
+    identifiers,
+    inflects,
+    is_english,
+    is_protected,
+    stems,
+)
 from .units import Unit, units_of
 
 ARTEFACT_DIR = Path(__file__).resolve().parent / "artefact"
-ARTEFACT_NAME = "answerer-v1"
+ARTEFACT_NAME = "answerer-v2"
 
 ANSWERED, NEEDS_REVIEW, INSUFFICIENT = "answered", "needs_review", "insufficient_evidence"
 
@@ -59,18 +73,40 @@ class Artefact:
 
 
 _lock = threading.Lock()
-_loaded: Artefact | None = None
+_loaded: dict[Path, Artefact] = {}
 _loaded_pid: int | None = None
+# An artefact chosen for the current context (eval_answers measures two
+# side by side in one run); None: the one settings name.
+_chosen: ContextVar[Path | None] = ContextVar("answerer_artefact", default=None)
+
+
+def artefact_path(name: str) -> Path:
+    """An artefact by name ("answerer-v1") in the artefact folder, or by path."""
+    path = Path(name)
+    return path if path.suffix == ".pkl" else ARTEFACT_DIR / f"{name}.pkl"
+
+
+@contextmanager
+def artefact_used(name: str) -> Iterator[None]:
+    """Score with artefact ``name`` (its models and its bars) inside the block."""
+    token = _chosen.set(artefact_path(name))
+    try:
+        yield
+    finally:
+        _chosen.reset(token)
 
 
 def artefact() -> Artefact:
     """The process's own copy of the artefact, loaded on first use after any fork."""
-    global _loaded, _loaded_pid
+    global _loaded_pid
+    path = _chosen.get() or Path(settings.NALARKU_ANSWERER["artefact"])
     with _lock:
-        if _loaded is None or _loaded_pid != os.getpid():
-            _loaded = _read(Path(settings.NALARKU_ANSWERER["artefact"]))
+        if _loaded_pid != os.getpid():
+            _loaded.clear()
             _loaded_pid = os.getpid()
-        return _loaded
+        if path not in _loaded:
+            _loaded[path] = _read(path)
+        return _loaded[path]
 
 
 def _read(path: Path) -> Artefact:
@@ -173,6 +209,13 @@ def breadcrumb(hit: Hit) -> str:
     return " > ".join(dict.fromkeys(p.strip() for p in parts if p and p.strip()))
 
 
+def hit_units(hit: Hit) -> list[Unit]:
+    """The units of a retrieved chunk, its title and headings never among
+    them. Every caller that numbers units (the prompt's ``#2``, validation
+    resolving it, the scorer) reads them through here, so the numbers agree."""
+    return units_of(hit.text, breadcrumb=breadcrumb(hit))
+
+
 def read_with(crumb: str, text: str) -> str:
     """A unit as it is embedded and scored: under its breadcrumb, in the
     shape chunks are embedded (``retrieval.ingestion.embedding_text``)."""
@@ -185,16 +228,25 @@ def evidence_prepare(question: str, chunks: list[Hit], *, vector: np.ndarray, co
     cache) of ``chunks`` for ``question``: the same path at training time
     and when an editor asks."""
     vector = vector / max(float(np.linalg.norm(vector)), 1e-9)
-    units = [units_of(hit.text) for hit in chunks]
+    units = [hit_units(hit) for hit in chunks]
     breadcrumbs = [breadcrumb(hit) for hit in chunks]
     flat = [read_with(crumb, u.text) for crumb, group in zip(breadcrumbs, units, strict=True) for u in group]
     words = _question_words(question)
-    all_stems = stems([question, *words, *breadcrumbs, *(h.text for h in chunks), *flat])
-    question_stems, word_stems = all_stems[0], all_stems[1:1 + len(words)]
-    rest = all_stems[1 + len(words):]
+    all_stems = stems([question, frame_free(question), *words, *breadcrumbs, *(h.text for h in chunks), *flat])
+    question_stems, unframed_stems, word_stems = all_stems[0], all_stems[1], all_stems[2:2 + len(words)]
+    rest = all_stems[2 + len(words):]
     breadcrumb_stems, chunk_stems = rest[:len(chunks)], rest[len(chunks):2 * len(chunks)]
     unit_stems = rest[2 * len(chunks):]  # of the unit read with its breadcrumb
-    asked = Question(question, question_stems, _idf(question_stems, collection), vector)
+    protected = set().union(*(s for n, (w, s) in enumerate(zip(words, word_stems, strict=True))
+                              if is_protected(w, n)))
+    # A hyphenated word ("di-patch", "response-nya") is found through its
+    # parts, which the parser gives as stems of their own; an identifier
+    # (LD-4031) stays whole.
+    content = {s for s in unframed_stems if "-" not in s or s in protected}
+    vocabulary = set().union(*breadcrumb_stems, *chunk_stems) if chunks else set()
+    asked = Question(question, question_stems, _idf(question_stems | content, collection), vector,
+                     content=content, protected=protected & content, variants=_variants(content, vocabulary),
+                     cross_lingual=is_english(question))
     if flat:
         vectors, _ = embed_passages_cached(flat, provider)
         vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
@@ -214,6 +266,14 @@ def evidence_prepare(question: str, chunks: list[Hit], *, vector: np.ndarray, co
     return Prepared(asked, chunks, passages, vectors, missing, absent)
 
 
+def _variants(content: set[str], vocabulary: set[str]) -> dict[str, set[str]]:
+    """For each stem of the question, the evidence's stems that inflect it."""
+    by_prefix: dict[str, list[str]] = {}
+    for term in vocabulary:
+        by_prefix.setdefault(term[:4], []).append(term)
+    return {t: {u for u in by_prefix.get(t[:4], ()) if inflects(t, u)} for t in content}
+
+
 def evidence_score(question: str, chunks: list[Hit], *, vector: np.ndarray | None = None,
                    collection: str = "editorial", provider: EmbeddingProvider | None = None) -> Scored:
     """Score every unit of ``chunks`` for ``question``. ``vector`` is the
@@ -227,12 +287,14 @@ def evidence_score(question: str, chunks: list[Hit], *, vector: np.ndarray | Non
         return Scored([], 0.0, asked.word, prepared.missing_terms, vector=asked.vector,
                       absent_identifiers=prepared.absent_identifiers)
     loaded = artefact()
-    rows = unit_features(asked, prepared.passages)
+    version = loaded.meta.get("features_version", "features-v2")
+    rows = unit_features(asked, prepared.passages, version)
     # One OpenMP thread: a few dozen rows gain nothing from a team of them,
     # and a process that never starts one stays safe to fork.
     with threadpool_limits(limits=1, user_api="openmp"):
         probabilities = loaded.unit_model.predict_proba(rows)[:, 1]
-        raw = loaded.context_model.predict_proba(context_features(asked, rows, probabilities, vectors))[:, 1]
+        raw = loaded.context_model.predict_proba(
+            context_features(asked, rows, probabilities, vectors, version))[:, 1]
     answerable = float(calibrated_probability(loaded.calibrator, raw)[0])
     scored, n = [], 0
     for hit, passage in zip(chunks, prepared.passages, strict=True):
@@ -261,31 +323,32 @@ def _question_words(question: str) -> list[str]:
     return _TOKEN.findall(question)
 
 
-def identifiers(text: str) -> set[str]:
-    """Codes and model numbers: letters with digits, ``_`` or ``-`` (KR-220X, ERR_CONN_RESET, v4.2.1)."""
-    return {f for f in facts(text) if any(c.isalpha() for c in f) and any(c.isdigit() or c in "_-" for c in f)}
-
-
 def _missing_terms(question: str, words: list[str], word_stems: list[set[str]], asked: Question,
                    chunks: list[Hit], breadcrumb_stems: list[set[str]], chunk_stems: list[set[str]]) -> list[str]:
     """Distinctive question words (with the content word before them, so
     "cuti haji", not "haji") that no evidence holds: identifiers absent from
-    every chunk's text, and stems rare in the archive that no chunk uses."""
+    every chunk's text, and stems rare in the archive that no chunk uses,
+    as they are or inflected. Frame words (‘lama’ of *berapa lama*) are not
+    looked for, and neither are the words of a question in another language
+    than the evidence, names and numbers apart."""
     held = set().union(*breadcrumb_stems, *chunk_stems) if chunks else set()
     texts = [f"{h.title} {h.heading_path} {h.text}" for h in chunks]
     exact = identifiers(question)
+    framed = {w.lower() for w in words} - {w.lower() for w in _question_words(frame_free(question))}
     out: list[str] = []
     previous, previous_absent = "", False
-    for word, word_stem in zip(words, word_stems, strict=True):
+    for position, (word, word_stem) in enumerate(zip(words, word_stems, strict=True)):
         lower = word.lower()
-        content = {s for s in word_stem if s not in STOPWORDS}
-        if lower in _QUESTION_WORDS or not content:
+        content = {s for s in word_stem if s not in STOPWORDS and ("-" not in s or lower in exact)}
+        looked_for = not asked.cross_lingual or is_protected(word, position)
+        if lower in _QUESTION_WORDS or lower in framed or not content or not looked_for:
             previous, previous_absent = "", False
             continue
         if lower in exact:
             absent = not any(fact_present(lower, t) for t in texts)
         else:
-            absent = bool(content - held) and max(asked.idf.get(s, 0.0) for s in content) > 0.5
+            unheld = {s for s in content if s not in held and not asked.variants.get(s, set()) & held}
+            absent = bool(unheld) and max(asked.idf.get(s, 0.0) for s in unheld) > 0.5
         if absent and previous_absent:
             out[-1] = f"{out[-1]} {word}"
         elif absent:

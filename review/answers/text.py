@@ -87,11 +87,28 @@ def stems(texts: list[str]) -> list[set[str]]:
 
 # Anything with a digit (numbers, versions, dates, CVE ids, prices) and
 # upper-case identifiers joined by _ or - (ERR_CONN_RESET).
-_FACT = re.compile(r"(?<![\w])(?:[A-Za-z]*\d[\w.,:/%-]*|[A-Z]{2,}(?:[_-][A-Z0-9]+)+)")
+_FACT = re.compile(r"(?<![\w])(?:[A-Za-z]*\d[\w.,:/%-]*|[A-Z]{2,}(?:[_-][A-Z0-9]+)+(?![\w]))")
+# A compound of a code and a plain lower-case word ("S3-compatible",
+# "2FA-nya") names a kind of thing, not one thing: it is a word, not an
+# identifier that must appear verbatim.
+_WORD_PART = re.compile(r"(?:^|[_-])[a-z]{4,}(?:$|[_-])")
 
 
 def facts(text: str) -> set[str]:
     return {m.group(0).rstrip(".,:;-/").lower() for m in _FACT.finditer(text)} - {""}
+
+
+def identifiers(text: str) -> set[str]:
+    """Codes and model numbers: letters with digits, ``_`` or ``-`` (KR-220X,
+    ERR_CONN_RESET, v4.2.1), lower-cased; not a code joined to a word."""
+    found = set()
+    for match in _FACT.finditer(text):
+        raw = match.group(0).rstrip(".,:;-/")
+        fact = raw.lower()
+        if any(c.isalpha() for c in fact) and any(c.isdigit() or c in "_-" for c in fact) \
+                and not _WORD_PART.search(raw):
+            found.add(fact)
+    return found
 
 
 def fact_present(fact: str, text: str) -> bool:
@@ -271,3 +288,72 @@ def coverage(question_terms: set[str], terms: set[str], weights: dict[str, float
     """Share of the question's IDF mass that ``terms`` cover."""
     total = sum(weights.get(t, 0.0) for t in question_terms)
     return sum(weights.get(t, 0.0) for t in question_terms & terms) / total if total else 0.0
+
+
+# --- how a question is asked ----------------------------------------------------------
+
+# Question frames: the words that say what kind of answer is asked for
+# (*berapa lama* a duration, *apa saja* a list, *bagaimana cara* a
+# procedure), not what the answer is about. The evidence answers "berapa
+# lama …" with "berlaku 12 bulan", never with ‘lama’. Closed-class grammar
+# of Indonesian and English interrogatives, not a list of failures.
+_DEGREE = ("lama|banyak|besar|jauh|kali|tinggi|luas|mahal|cepat|sering|panjang|berat|lebar|dalam|murah|kecil|"
+           "persen|tahun|hari|bulan|jam|menit|usia|umur")
+_FRAME = re.compile(
+    rf"\bberapa\s+(?P<degree>{_DEGREE})\b"
+    r"|\b(?:siapa|apa|mana|kapan|berapa|di\s?mana|ke\s?mana)\s+(?P<list>saja)\b"
+    r"|\bbagaimana\s+(?P<way>cara(?:nya)?)\b"
+    r"|\b(?P<like>seperti)\s+apa\b"
+    r"|\b(?P<since>sejak|sampai|hingga|mulai)\s+kapan\b"
+    r"|\b(?P<english>how\s+(?:long|many|much|often|far|big|large|old)|what\s+(?:kind|type|sort)\s+of)\b",
+    re.I)
+
+
+def frame_free(question: str) -> str:
+    """``question`` with its frame words blanked (same length, so offsets hold)."""
+    out = list(question)
+    for match in _FRAME.finditer(question):
+        for name, value in match.groupdict().items():
+            if value:
+                start, end = match.span(name)
+                out[start:end] = " " * (end - start)
+    return "".join(out)
+
+
+# Function words of each language; a question whose own function words are
+# English, asked of an Indonesian archive, shares no terms with it even when
+# it asks exactly what a sentence there says.
+_ENGLISH = frozenset("""the a an of to for in on at by with from and or is are was were be been being what when who
+    whom which how why does do did can could will would should shall may might must there this that these those
+    it its my our your their his her has have had get gets got each every any some many much long not no than
+    then if about into after before during per""".split())
+_INDONESIAN = frozenset("""yang dan di ke dari untuk pada dengan atau ini itu adalah ialah apa apakah siapa kapan
+    mengapa kenapa bagaimana berapa mana sudah belum sekarang masih akan bisa dapat ada tidak bukan juga oleh
+    dalam bahwa karena jika kalau saja kah lah nya sejak hingga sampai berapa tersebut para sebagai""".split())
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def is_english(question: str) -> bool:
+    """More English than Indonesian function words, and at least two."""
+    words = [w.lower() for w in _LATIN_WORD.findall(question)]
+    english = sum(w in _ENGLISH for w in words)
+    return english >= 2 and english > sum(w in _INDONESIAN for w in words)
+
+
+def inflects(a: str, b: str) -> bool:
+    """Two stems are one word inflected or derived in a way the stemmer left
+    (‘sinkron’ and ‘sinkronus’, ‘patch’ and ‘patching’): the shorter, four
+    letters at least, begins the longer, which adds at most three letters
+    (‘data’ and ‘database’ are two words)."""
+    short, long_ = sorted((a, b), key=len)
+    return (short != long_ and len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 3
+            and short.isalpha() and long_.isalpha())
+
+
+def is_protected(word: str, position: int) -> bool:
+    """A name, an identifier or a number: what a near miss gets wrong
+    (another product, another year), so it must be found, not paraphrased.
+    A capitalised word counts only past the question's first word."""
+    if any(c.isdigit() for c in word) or (len(word) > 1 and word.isupper()):
+        return True
+    return position > 0 and word[:1].isupper() and not word.isupper() and len(word) > 1

@@ -29,9 +29,8 @@ from retrieval.http import ServiceError
 from retrieval.search import Hit
 
 from .contract import Claim, Draft
-from .scorer import Scored, thresholds
+from .scorer import Scored, hit_units, thresholds
 from .text import fact_present, facts, sentences, stems, without_instructions
-from .units import units_of
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +102,7 @@ def _unit_cited(evidence_id: str, sent: dict[str, Hit], spans: dict[str, list[in
     base, _, number = evidence_id.partition("#")
     if not number or base not in sent:
         return evidence_id
-    units = units_of(sent[base].text)
+    units = hit_units(sent[base])
     if number.isdigit() and 1 <= int(number) <= len(units):
         unit = units[int(number) - 1]
         spans.setdefault(base, [unit.start, unit.end])

@@ -177,3 +177,27 @@ def test_availability_conflicts_only_when_the_question_asks_about_availability(s
 def test_a_refused_answer_shows_no_conflict(stages, make_user):
     refused = ask("Apakah Smart Rekam KR-230 sudah tersedia untuk semua pelanggan?", make_user)
     assert refused.status == "insufficient_evidence" and refused.conflicts == []
+
+
+REPORT = """Laporan Tahunan Kanal 2026
+
+Kanal adalah media daring yang terbit sejak 2019 dan berkantor di Bandung.
+
+## Keuangan
+
+Pendapatan tahunan Kanal mencapai Rp 87 miliar pada 2026, naik dari Rp 71 miliar setahun sebelumnya.
+Biaya redaksi tumbuh lebih lambat karena kantor kedua ditutup.
+"""
+
+
+def test_no_title_or_heading_is_ever_a_claim_and_the_answering_sentence_leads(make_revision, make_user):
+    make_revision(REPORT, key="L1", title="Laporan Tahunan Kanal 2026", public=True, source_type="report",
+                  document_date=date(2026, 3, 1))
+    contract = ask("Berapa pendapatan tahunan Kanal?", make_user)
+    assert contract.status in ("answered", "needs_review")
+    assert "Rp 87 miliar" in contract.claims[0].text
+    headings = {"laporan tahunan kanal 2026", "keuangan"}
+    assert not any(c.text.strip().lower() in headings for c in contract.claims)
+    # Nothing below the support bar follows the answer as a claim of its own.
+    bar = thresholds()["support_min"]
+    assert all(c.score >= bar for c in contract.claims[1:] if "conflict" not in c.flags)

@@ -9,6 +9,7 @@ from tqdm import tqdm
 
 from retrieval.http import ServiceError
 from review.evaluation import ANSWER_GENERATORS, answers_evaluate
+from review.answers.scorer import artefact_path
 from review.judge import judge_calibrate, judge_from_config
 from review.models import EvalSet
 
@@ -28,7 +29,9 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, help="hanya N kasus pertama")
         parser.add_argument("--label", default="")
         parser.add_argument("--generators", default=",".join(ANSWER_GENERATORS),
-                            help="generator yang dibandingkan, dipisah koma (bawaan: %(default)s)")
+                            help="generator yang dibandingkan, dipisah koma (bawaan: %(default)s); "
+                                 "'extractive@answerer-v1,extractive@answerer-v2' membandingkan dua artefak "
+                                 "penilai berdampingan dalam satu run")
         parser.add_argument("--calibrate", action="store_true",
                             help="hanya kalibrasi juri LLM terhadap klaim yang sudah dinilai editor")
 
@@ -48,7 +51,8 @@ class Command(BaseCommand):
         if eval_set is None:
             raise CommandError(f"set evaluasi {options['set_name']!r} tidak ada; impor dulu dengan eval_import")
         generators = [g.strip() for g in options["generators"].split(",") if g.strip()]
-        unknown = [g for g in generators if g not in (*ANSWER_GENERATORS, "ollama", "openai")]
+        unknown = [g for g in generators if g.partition("@")[0] not in (*ANSWER_GENERATORS, "ollama", "openai")
+                   or (g.partition("@")[2] and not artefact_path(g.partition("@")[2]).is_file())]
         if unknown or not generators:
             raise CommandError(f"generator tidak dikenal: {', '.join(unknown) or '(kosong)'}; "
                                f"pilih dari {', '.join(ANSWER_GENERATORS)}, ollama, openai")
@@ -74,6 +78,15 @@ class Command(BaseCommand):
              *(" · ".join(_fmt(metrics[g]["by_question_word"].get(w, {}).get(k))
                           for k in ("decision_accuracy", "answer_in_claims", "confident_wrong_rate"))
                for g in generators)] for w in words])
+        categories = sorted({c for g in generators for c in metrics[g]["by_category"]})
+        self.stdout.write("\nper kategori (ketepatan keputusan · jawaban di klaim · answered tanpa jawaban "
+                          "· ditolak bila tanpa jawaban):")
+        self._table(["kategori", "kasus", *generators], [
+            [c, str(metrics[generators[0]]["by_category"].get(c, {}).get("cases", 0)),
+             *(" · ".join(_fmt(metrics[g]["by_category"].get(c, {}).get(k))
+                          for k in ("decision_accuracy", "answer_in_claims", "confident_wrong_rate",
+                                    "refusal_rate_unanswerable"))
+               for g in generators)] for c in categories])
 
     def _table(self, header: list[str], rows: list[list[str]]) -> None:
         widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]

@@ -1,0 +1,125 @@
+"""How the scorer reads a question (features-v3): frames are the answer
+type, not terms to find; inflections and hyphenated words are found through
+their stems; names, identifiers and numbers are the terms that must be
+found; an English question is not held to the Indonesian evidence's words."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import numpy as np
+import pytest
+
+from review.answers.features import NAMES, Passage, Question, feature_names, question_word, unit_features
+from review.answers.text import frame_free, identifiers, inflects, is_english, is_protected
+from review.answers.units import Unit
+
+
+@pytest.mark.parametrize(("question", "framed"), [
+    ("Berapa lama link reset kata sandi berlaku?", {"lama"}),
+    ("Siapa saja yang ikut rapat go/no-go?", {"saja"}),
+    ("Apa saja metode 2FA yang didukung?", {"saja"}),
+    ("Bagaimana cara mengganti kata sandi?", {"cara"}),
+    ("Sejak kapan Smart Sync tersedia?", {"Sejak"}),
+    ("Laporan insiden itu seperti apa?", {"seperti"}),
+    ("How long are deleted files kept?", {"How", "long"}),
+    ("Berapa harga paket Bisnis?", set()),
+])
+def test_question_frames_are_blanked_and_nothing_else(question, framed):
+    unframed = frame_free(question)
+    assert len(unframed) == len(question)
+    assert set(question.split()) - set(unframed.split()) == {w for w in question.split() if w.strip("?") in framed}
+
+
+@pytest.mark.parametrize(("question", "english"), [
+    ("How many recovery codes does each account get when 2FA is enabled?", True),
+    ("Is Smart Sync available for customers on the Starter plan?", True),
+    ("Max limit per page untuk pagination list endpoint di API berapa?", False),
+    ("Smart Sync sudah covered SLA atau masih beta tanpa SLA?", False),
+    ("rating proteksi LDX200P-32-1T", False),
+])
+def test_english_questions_are_told_from_indonesian_ones_with_english_terms(question, english):
+    assert is_english(question) is english
+
+
+def test_an_english_question_is_read_by_its_first_wh_word():
+    assert question_word("How many recovery codes does each account get when 2FA is enabled?") == "berapa"
+    assert question_word("When did Smart Sync become generally available?") == "kapan"
+    assert question_word("Kapan Smart Sync GA, dan berapa kuotanya?") == "kapan"
+
+
+def test_inflections_the_stemmer_leaves_are_one_word():
+    assert inflects("sinkron", "sinkronus")
+    assert inflects("patching", "patch")
+    assert not inflects("data", "database")  # adds more than four letters: another word
+    assert not inflects("api", "apik")  # too short to tell
+    assert not inflects("ld-4031", "ld-4031x")
+
+
+def test_identifiers_are_codes_not_codes_joined_to_words():
+    assert identifiers("LD-Edge X200 (SKU LDX200-16-256) dan ERR_CONN_RESET di v4.2.1") == {
+        "x200", "ldx200-16-256", "err_conn_reset", "v4.2.1"}
+    assert identifiers("Endpoint S3-compatible untuk API v2") == {"v2"}
+
+
+def test_names_identifiers_and_numbers_are_protected_everyday_words_are_not():
+    words = "Apakah Smart Sync di paket Starter bisa dipakai 500 GB ?".split()
+    protected = {w for n, w in enumerate(words) if is_protected(w, n)}
+    assert protected == {"Smart", "Sync", "Starter", "500", "GB"}
+
+
+def _question(text: str, stems: set[str], content: set[str], **kwargs) -> Question:
+    vector = np.zeros(384, dtype=np.float32)
+    vector[0] = 1.0
+    return Question(text, stems, {s: 0.9 for s in stems | content}, vector, content=content, **kwargs)
+
+
+def _passage(unit_text: str, unit_stems: set[str]) -> Passage:
+    vector = np.zeros((1, 384), dtype=np.float32)
+    vector[0, 0] = 1.0
+    return Passage("Panduan", {"panduan"}, unit_stems, [Unit(unit_text, 0, len(unit_text), "sentence")],
+                   [unit_stems], vector, unit_text)
+
+
+def test_v3_covers_frames_and_inflections_that_v2_calls_missing():
+    # "Berapa lama mode sinkron berlaku?" against "Mode sinkronus aktif 12 bulan."
+    question = _question("Berapa lama mode sinkron berlaku?", {"lama", "mode", "sinkron", "laku"},
+                         {"mode", "sinkron", "laku"}, variants={"sinkron": {"sinkronus"}})
+    passage = _passage("Mode sinkronus berlaku 12 bulan.", {"mode", "sinkronus", "laku", "12", "bulan"})
+    v2 = dict(zip(feature_names("features-v2"), unit_features(question, [passage], "features-v2")[0], strict=True))
+    v3 = dict(zip(NAMES, unit_features(question, [passage], "features-v3")[0], strict=True))
+    assert v2["cov_unit"] == pytest.approx(0.5)  # ‘lama’ and ‘sinkron’ not found
+    assert v3["cov_unit"] == pytest.approx(1.0)
+    assert v3["miss_unit"] == 0.0
+    assert len(v2) == len(feature_names("features-v2")) and len(v3) == len(NAMES)
+
+
+def test_a_missing_name_is_a_protected_miss_and_an_english_question_hides_its_term_signals():
+    question = _question("Berapa harga paket Premium?", {"harga", "paket", "premium"}, {"harga", "paket", "premium"},
+                         protected={"premium"})
+    passage = _passage("Paket Bisnis Rp349.000 per bulan.", {"paket", "bisnis", "rp349.000", "bulan"})
+    row = dict(zip(NAMES, unit_features(question, [passage])[0], strict=True))
+    assert row["miss_protected_unit"] == pytest.approx(0.9)
+    assert row["miss_protected_context"] == pytest.approx(0.9)
+
+    english = _question("How much is the Premium plan?", {"much", "premium", "plan"}, {"premium", "plan"},
+                        protected={"premium"}, cross_lingual=True)
+    row = dict(zip(NAMES, unit_features(english, [passage])[0], strict=True))
+    assert np.isnan(row["cov_unit"]) and np.isnan(row["miss_context"])
+    assert row["miss_protected_context"] == pytest.approx(0.9)  # names are compared in any language
+    assert row["cross_lingual"] == 1.0
+
+
+
+@pytest.mark.django_db
+def test_a_paraphrased_frame_question_names_no_frame_word_as_missing(make_revision, make_user):
+    from django.contrib.auth.models import User
+
+    from review.answers.pipeline import question_ask
+
+    make_revision("# Reset kata sandi\n\nTautan reset kata sandi yang dikirim lewat email berlaku 30 menit.",
+                  key="P1", title="Reset kata sandi", public=True, source_type="documentation",
+                  document_date=date(2026, 1, 5))
+    editor = User.objects.filter(username="editor").first() or make_user("editor")
+    contract = question_ask(text="Berapa lama tautan reset kata sandi berlaku?", user=editor).contract
+    assert not any("lama" in m for m in contract.missing)

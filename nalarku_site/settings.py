@@ -285,13 +285,14 @@ NALARKU_CONTEXT = {
     "margin": float(os.environ.get("NALARKU_CONTEXT_MARGIN", "0.06")),
     "max_chunks": int(os.environ.get("NALARKU_CONTEXT_MAX_CHUNKS", "8")),
     "per_revision": int(os.environ.get("NALARKU_CONTEXT_PER_REVISION", "2")),
+    "leading": int(os.environ.get("NALARKU_CONTEXT_LEADING", "0")),
 }
 # The answer engine (review/answers/): the trained scorer's artefact and its
 # status bars (unset: the values measured on IDK-MRC valid, in the artefact's
 # .json), and how claims are drawn from the scored units.
 NALARKU_ANSWERER = {
     "artefact": os.environ.get("NALARKU_ANSWERER_ARTEFACT",
-                               str(BASE_DIR / "review" / "answers" / "artefact" / "answerer-v1.pkl")),
+                               str(BASE_DIR / "review" / "answers" / "artefact" / "answerer-v2.pkl")),
     "refuse_below": _optional_float("NALARKU_ANSWER_REFUSE_BELOW"),
     "answer_at": _optional_float("NALARKU_ANSWER_ANSWER_AT"),
     "support_min": _optional_float("NALARKU_ANSWER_SUPPORT_MIN"),

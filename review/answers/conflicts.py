@@ -127,7 +127,9 @@ def conflicts_find(chunks: list[Hit], said: dict[str, str],
     not ask about availability, and no stage conflict is raised): one
     conflict listing every stage asserted, each with its sources and dates,
     newest first. Numbers and dates, read from ``said``: one conflict per
-    pair of sources whose values for the same quantity differ."""
+    pair of sources whose values for the same quantity differ. Meanings of
+    the ``codes`` the question asks about, read from ``codes_said`` (else
+    ``said``): one conflict per pair of sources that define a code differently."""
     found: list[Conflict] = []
     by_stage: dict[str, list[Hit]] = {}
     for hit in sorted(chunks, key=lambda h: h.document_date or "", reverse=True) if stages_said else []:
@@ -141,7 +143,9 @@ def conflicts_find(chunks: list[Hit], said: dict[str, str],
         weighing = _weighing([h for st in order for h in by_stage[st]])
         found.append(Conflict(
             evidence_ids=[h.evidence_id for st in order for h in by_stage[st]], kind="status",
-            note=f"{sides}. {weighing}." if weighing else sides))
+            note=f"{sides}. {weighing}." if weighing else sides,
+            sides=[[h.evidence_id for h in by_stage[st]] for st in order],
+            values={h.evidence_id: st for st in order for h in by_stage[st]}))
 
     values = {h.evidence_id: mentions(said[h.evidence_id]) for h in chunks}
     seen: set[tuple] = set()
@@ -155,8 +159,10 @@ def conflicts_find(chunks: list[Hit], said: dict[str, str],
         conflict = _differing_value(newer, older, values[newer.evidence_id], values[older.evidence_id])
         if conflict and (pair, conflict[0]) not in seen:
             seen.add((pair, conflict[0]))
-            found.append(Conflict(evidence_ids=[newer.evidence_id, older.evidence_id], kind=conflict[0],
-                                  note=conflict[1]))
+            kind, note, new_value, old_value = conflict
+            found.append(Conflict(evidence_ids=[newer.evidence_id, older.evidence_id], kind=kind, note=note,
+                                  sides=[[newer.evidence_id], [older.evidence_id]],
+                                  values={newer.evidence_id: new_value, older.evidence_id: old_value}))
     if codes:
         found += _meaning_conflicts(chunks, codes_said or said, codes)
     return found
@@ -204,7 +210,9 @@ def _meaning_conflicts(chunks: list[Hit], said: dict[str, str], codes: set[str])
             found.append(Conflict(
                 evidence_ids=[newer.evidence_id, older.evidence_id], kind="meaning",
                 note=(f"{code.upper()}: {_source(newer)}: “{defined[newer.evidence_id][0]}”; "
-                      f"{_source(older)}: “{defined[older.evidence_id][0]}”. {_weighing([newer, older])}.")))
+                      f"{_source(older)}: “{defined[older.evidence_id][0]}”. {_weighing([newer, older])}."),
+                sides=[[newer.evidence_id], [older.evidence_id]],
+                values={newer.evidence_id: defined[newer.evidence_id][0], older.evidence_id: defined[older.evidence_id][0]}))
     return found
 
 
@@ -213,24 +221,39 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 
 
 def conflict_sides_claimed(claims: list[Claim], conflicts: list[Conflict], scored: Scored) -> list[Claim]:
-    """``claims`` with a claim for each side of a conflict that none cites:
-    the best unit of that evidence, flagged ``conflict`` (and
+    """``claims`` with one claim for each side of a conflict that no claim
+    cites: the most probable unit of that side that says what the side
+    says (its stage, its value, its definition), flagged ``conflict`` (and
     ``weak_support`` below the support bar), so an editor sees both sides
     as claims, not one claim and a note."""
     cited = {e for claim in claims for e in claim.evidence_ids}
     out = list(claims)
+    bar = thresholds()["support_min"]
     for conflict in conflicts:
-        for evidence_id in conflict.evidence_ids:
-            if evidence_id in cited:
+        for side in conflict.sides or [[e] for e in conflict.evidence_ids]:
+            if cited & set(side):
                 continue
-            unit = next((u for u in scored.units if u.hit.evidence_id == evidence_id), None)
+            units = [u for u in scored.units if u.hit.evidence_id in side]  # most probable first
+            unit = next((u for u in units if _says(u.unit.text, conflict.kind, conflict.values.get(u.hit.evidence_id))),
+                        units[0] if units else None)
             if unit is None:
                 continue
-            flags = ["conflict"] + (["weak_support"] if unit.probability < thresholds()["support_min"] else [])
-            out.append(Claim(text=unit.unit.text, evidence_ids=[evidence_id], flags=flags,
-                             spans={evidence_id: [unit.unit.start, unit.unit.end]}, score=unit.probability))
-            cited.add(evidence_id)
+            out.append(Claim(text=unit.unit.text, evidence_ids=[unit.hit.evidence_id],
+                             flags=["conflict"] + (["weak_support"] if unit.probability < bar else []),
+                             spans={unit.hit.evidence_id: [unit.unit.start, unit.unit.end]}, score=unit.probability))
+            cited |= set(side)
     return out
+
+
+def _says(text: str, kind: str, value: str | None) -> bool:
+    """``text`` asserts ``value``, the side's stage, value or definition."""
+    if not value:
+        return False
+    if kind == "status":
+        return availability(text) == value
+    if kind == "meaning":
+        return value.lower()[:60] in text.lower() or text.lower() in value.lower()
+    return value.lower() in text.lower()
 
 
 def _identifiers(text: str) -> set[str]:
@@ -245,7 +268,8 @@ def _different_subjects(a: Hit, b: Hit, said: dict[str, str]) -> bool:
     return bool(first and second and not first & second)
 
 
-def _differing_value(newer: Hit, older: Hit, new_mentions: list, old_mentions: list) -> tuple[str, str] | None:
+def _differing_value(newer: Hit, older: Hit, new_mentions: list,
+                     old_mentions: list) -> tuple[str, str, str, str] | None:
     """Same unit, the same attribute measured (for dates: the same event),
     different value, and neither value found on the other side."""
     new_values = {(m.unit, m.value) for m in new_mentions}
@@ -257,5 +281,5 @@ def _differing_value(newer: Hit, older: Hit, new_mentions: list, old_mentions: l
                     and (m.unit, m.value) not in old_values and (o.unit, o.value) not in new_values):
                 kind = "date" if m.kind == "date" else "number"
                 return kind, (f"{_source(newer)}: “{m.text}”; {_source(older)}: “{o.text}”. "
-                              f"{_weighing([newer, older])}.")
+                              f"{_weighing([newer, older])}."), m.text, o.text
     return None

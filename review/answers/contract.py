@@ -60,6 +60,10 @@ class Conflict(BaseModel):
     evidence_ids: list[str]
     kind: str  # status | number | date | meaning
     note: str
+    # The evidence ids grouped by the side they take, newest side first, and
+    # what each says (the stage, the value with its unit, the definition).
+    sides: list[list[str]] = Field(default_factory=list)
+    values: dict[str, str] = Field(default_factory=dict)
 
 
 class Evidence(BaseModel):

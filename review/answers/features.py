@@ -111,6 +111,11 @@ class Question:
     protected: set[str] = field(default_factory=set)
     variants: dict[str, set[str]] = field(default_factory=dict)
     cross_lingual: bool = False
+    # How rare each content stem is in general Indonesian (the training
+    # paragraphs), 0 for the commonest, 1 for one never seen: an uncovered
+    # everyday word (‘pakai’, ‘hilang’) is a paraphrase, an uncovered rare
+    # noun is what the evidence is not about. Set from the artefact.
+    rarity: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.word = self.word or question_word(self.text)
@@ -173,6 +178,28 @@ def _distinct_missing_v3(question: Question, terms: set[str]) -> float:
     return float(sum(question.idf.get(t, 0.0) > 0.5 for t in question.content - _matched(question, terms)))
 
 
+def _rarest_missing(question: Question, terms: set[str]) -> float:
+    """How rare in general the rarest uncovered word (not a name or number) is."""
+    wanted = question.content - question.protected - _matched(question, terms)
+    return max((question.rarity.get(t, 1.0) for t in wanted), default=0.0)
+
+
+def rarity_table(documents: Sequence[set[str]]) -> dict:
+    """Document frequencies of stems over ``documents`` (general text)."""
+    df: dict[str, int] = {}
+    for stems_ in documents:
+        for stem in stems_:
+            df[stem] = df.get(stem, 0) + 1
+    return {"documents": len(documents), "df": df}
+
+
+def rarity_of(terms: set[str], table: dict | None) -> dict[str, float]:
+    """Each term's normalised IDF over the table's documents (1: never seen)."""
+    if not table:
+        return {}
+    return idf_normalised(table["df"], table["documents"], terms)
+
+
 @dataclass(frozen=True)
 class _TermSignals:
     """Coverage, missing and count of uncovered stems, as one version computes them."""
@@ -215,11 +242,12 @@ NAMES_V2 = ("cos", "cos_gap", "cos_rank", "cos_chunk_gap", "cov_unit", "cov_chun
             *(f"q_{w}" for w in QUESTION_WORDS))
 # Names, identifiers and numbers no unit (or no evidence) holds; whether the
 # question's terms could be compared with the evidence's at all.
-NAMES = (*NAMES_V2, "miss_protected_unit", "miss_protected_context", "cross_lingual")
+NAMES = (*NAMES_V2, "miss_protected_unit", "miss_protected_context", "cross_lingual",
+         "miss_rarity_unit", "miss_rarity_context")
 # The term columns that are unknown (NaN) when the question's terms cannot
 # be compared with the evidence's.
 _TERM_COLUMNS = ("cov_unit", "cov_chunk", "cov_context", "cov_gap", "miss_unit", "miss_chunk", "miss_context",
-                 "miss_context_count", "novelty")
+                 "miss_context_count", "novelty", "miss_rarity_unit", "miss_rarity_context")
 
 
 def feature_names(version: str = FEATURES_VERSION) -> tuple[str, ...]:
@@ -246,6 +274,7 @@ def unit_features(question: Question, passages: Sequence[Passage],
     miss_context_count = signals.distinct_missing(question, context_terms)
     cov_context = signals.coverage(question, context_terms)
     protected_context = _missing_v3(question, context_terms, question.protected)
+    rarest_context = _rarest_missing(question, context_terms)
     words = [float(question.word == w) for w in QUESTION_WORDS]
     n = 0
     for passage, unit_cosines, unit_coverages in zip(passages, cosines, coverages, strict=True):
@@ -273,7 +302,7 @@ def unit_features(question: Question, passages: Sequence[Passage],
             ]
             if version != "features-v2":
                 row += [_missing_v3(question, stems, question.protected), protected_context,
-                        float(question.cross_lingual)]
+                        float(question.cross_lingual), _rarest_missing(question, stems), rarest_context]
             rows.append(row)
             n += 1
     out = np.asarray(rows, dtype=np.float32)

@@ -94,19 +94,19 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
 
     by_id = {h.evidence_id: h for h in chunks}
     in_conflict = {e for c in conflicts for e in c.evidence_ids}
-    for claim in validated.claims:
-        cited = [by_id[e] for e in claim.evidence_ids]
-        if any(h.superseded for h in cited):
-            claim.flags.append("superseded_evidence")
-        if in_conflict & set(claim.evidence_ids) and "conflict" not in claim.flags:
-            claim.flags.append("conflict")
-        if any(h.via_graph for h in cited):
-            claim.flags.append("via_graph")
+    _flag_claims(validated.claims, chunks, conflicts)
     # The page of what each claim quotes: a chunk may run over a page break.
     located = chunks_located(by_id[e] for claim in validated.claims for e in claim.evidence_ids)
     for claim in validated.claims:
         claim.pages = span_labels([by_id[e] for e in claim.evidence_ids], claim.spans, located)
     band = scored.band() if generation.scored and scored is not None else generation.draft.status
+    if band == AnswerStatus.INSUFFICIENT_EVIDENCE and generation.scored and _doubt_is_a_conflict(scored, conflicts):
+        # Sources that disagree about the answer lower the scorer's belief
+        # that the evidence answers (it learned from contexts that agree):
+        # an editor weighs both sides instead of hearing "not enough evidence".
+        band = AnswerStatus.NEEDS_REVIEW
+        validated.missing = ["Sumber berbeda pendapat tentang jawabannya: editor memutuskan sisi mana yang "
+                             "berlaku (lihat konflik)"]
     status = _status(band, validated.claims, conflicts, chunks, as_of=as_of,
                      quoted=generation.generator == "extractive")
     if status == AnswerStatus.ANSWERED and "planted_instruction_ignored" in degraded:
@@ -223,6 +223,27 @@ def _conflicts(chunks: list[Hit], claims: list[Claim], question: str, scored: Sc
     topical = statements(chunks, claims, question) if codes or asks_availability(question) else None
     return conflicts_find(chunks, statements(chunks, claims, question, scored),
                           topical if asks_availability(question) else None, codes=codes, codes_said=topical)
+
+
+def _flag_claims(claims: list[Claim], chunks: list[Hit], conflicts: list[Conflict]) -> None:
+    """Superseded evidence, evidence in a conflict, evidence reached through relations."""
+    by_id = {h.evidence_id: h for h in chunks}
+    in_conflict = {e for c in conflicts for e in c.evidence_ids}
+    for claim in claims:
+        cited = [by_id[e] for e in claim.evidence_ids]
+        for flag, holds in (("superseded_evidence", any(h.superseded for h in cited)),
+                            ("conflict", bool(in_conflict & set(claim.evidence_ids))),
+                            ("via_graph", any(h.via_graph for h in cited))):
+            if holds and flag not in claim.flags:
+                claim.flags.append(flag)
+
+
+def _doubt_is_a_conflict(scored: Scored | None, conflicts: list[Conflict]) -> bool:
+    """The evidence was refused, yet its sources disagree about the answer —
+    and it names every name, code and number of the question, so it is about
+    the thing asked, not a sibling of it (a near miss stays refused)."""
+    return bool(scored is not None and conflicts and scored.units and not scored.absent_identifiers
+                and not scored.protected_missing)
 
 
 def _status(band: str, claims: list[Claim], conflicts: list[Conflict], chunks: list[Hit], *,

@@ -5,7 +5,7 @@ from the latter.
 
 The models are trained by ``python manage.py train_answerer`` (see
 ``training.py``) and committed as a versioned artefact beside this file:
-``artefact/answerer-v1.pkl`` with ``answerer-v1.json`` (data checksums,
+``artefact/answerer-v2.pkl`` with ``answerer-v2.json`` (data checksums,
 features, library versions, metrics, thresholds). Loading is lazy and per
 process, like the embedder: scikit-learn's gradient boosting predicts on
 OpenMP threads, and a process that forks after using them leaves children
@@ -38,6 +38,7 @@ from .features import (
     Question,
     context_features,
     idf_normalised,
+    rarity_of,
     unit_features,
 )
 from .text import (
@@ -70,6 +71,7 @@ class Artefact:
     context_model: object
     calibrator: object
     meta: dict
+    rarity: dict | None = None  # features-v3: stem document frequencies of general text
 
 
 _lock = threading.Lock()
@@ -123,7 +125,7 @@ def _read(path: Path) -> Artefact:
     with path.open("rb") as handle:
         # The artefact is the project's own file, committed beside this module.
         models = pickle.load(handle)  # noqa: S301
-    return Artefact(models["unit_model"], models["context_model"], models["calibrator"], meta)
+    return Artefact(models["unit_model"], models["context_model"], models["calibrator"], meta, models.get("rarity"))
 
 
 @dataclass
@@ -148,6 +150,9 @@ class Scored:
     # few such codes, so the models cannot learn this).
     absent_identifiers: list[str] = field(default_factory=list)
     vector: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))  # the question's, unit length
+    # Names and numbers of the question (their stems) that no evidence holds,
+    # as they are or inflected: the evidence may be about a sibling thing.
+    protected_missing: list[str] = field(default_factory=list)
 
     @property
     def best(self) -> float:
@@ -200,6 +205,7 @@ class Prepared:
     vectors: np.ndarray  # every unit's, in order
     missing_terms: list[str]
     absent_identifiers: list[str]
+    protected_missing: list[str] = field(default_factory=list)
 
 
 def breadcrumb(hit: Hit) -> str:
@@ -263,7 +269,8 @@ def evidence_prepare(question: str, chunks: list[Hit], *, vector: np.ndarray, co
     measure = asked_measure(question)
     if measure and not any(measure[1].search(t) for t in texts):
         absent.append(measure[0])  # "berapa meter" and no length in meters anywhere
-    return Prepared(asked, chunks, passages, vectors, missing, absent)
+    unheld = sorted(t for t in asked.protected if t not in vocabulary and not asked.variants.get(t, set()) & vocabulary)
+    return Prepared(asked, chunks, passages, vectors, missing, absent, unheld)
 
 
 def _variants(content: set[str], vocabulary: set[str]) -> dict[str, set[str]]:
@@ -285,9 +292,10 @@ def evidence_score(question: str, chunks: list[Hit], *, vector: np.ndarray | Non
     asked, vectors = prepared.question, prepared.vectors
     if not len(vectors):
         return Scored([], 0.0, asked.word, prepared.missing_terms, vector=asked.vector,
-                      absent_identifiers=prepared.absent_identifiers)
+                      absent_identifiers=prepared.absent_identifiers, protected_missing=prepared.protected_missing)
     loaded = artefact()
     version = loaded.meta.get("features_version", "features-v2")
+    asked.rarity = rarity_of(asked.content, loaded.rarity)
     rows = unit_features(asked, prepared.passages, version)
     # One OpenMP thread: a few dozen rows gain nothing from a team of them,
     # and a process that never starts one stays safe to fork.
@@ -303,7 +311,7 @@ def evidence_score(question: str, chunks: list[Hit], *, vector: np.ndarray | Non
             n += 1
     scored.sort(key=lambda s: -s.probability)
     return Scored(scored, round(answerable, 4), asked.word, prepared.missing_terms, vector=asked.vector,
-                  absent_identifiers=prepared.absent_identifiers)
+                  absent_identifiers=prepared.absent_identifiers, protected_missing=prepared.protected_missing)
 
 
 def _idf(terms: set[str], collection: str) -> dict[str, float]:

@@ -297,8 +297,9 @@ def coverage(question_terms: set[str], terms: set[str], weights: dict[str, float
 # procedure), not what the answer is about. The evidence answers "berapa
 # lama …" with "berlaku 12 bulan", never with ‘lama’. Closed-class grammar
 # of Indonesian and English interrogatives, not a list of failures.
-_DEGREE = ("lama|banyak|besar|jauh|kali|tinggi|luas|mahal|cepat|sering|panjang|berat|lebar|dalam|murah|kecil|"
-           "persen|tahun|hari|bulan|jam|menit|usia|umur")
+# Degree words only: a unit ("berapa tahun", "berapa GB") is what the answer
+# must be given in, and stays a term (see ``asked_measure``).
+_DEGREE = "lama|banyak|besar|jauh|kali|tinggi|luas|mahal|cepat|sering|panjang|berat|lebar|dalam|murah|kecil|usia|umur"
 _FRAME = re.compile(
     rf"\bberapa\s+(?P<degree>{_DEGREE})\b"
     r"|\b(?:siapa|apa|mana|kapan|berapa|di\s?mana|ke\s?mana)\s+(?P<list>saja)\b"

@@ -55,6 +55,8 @@ from .features import (
     context_feature_names,
     context_features,
     feature_names,
+    rarity_of,
+    rarity_table,
     unit_features,
 )
 from .scorer import calibrated_probability, log_odds
@@ -281,11 +283,11 @@ def _normalise(text: str) -> str:
     return normalise_answer(text)
 
 
-def item_rows(items: list[Item]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def item_rows(items: list[Item], version: str = FEATURES_VERSION) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unit rows, labels and the index of each row's item."""
     rows, labels, groups = [], [], []
     for n, item in enumerate(items):
-        x = unit_features(item.question, item.passages)
+        x = unit_features(item.question, item.passages, version)
         rows.append(x)
         labels.append(item.labels[:len(x)])
         groups.append(np.full(len(x), n))
@@ -308,10 +310,11 @@ def _context_model():  # noqa: ANN202
                                           min_samples_leaf=100, l2_regularization=1.0, random_state=0)
 
 
-def context_rows(items: list[Item], x: np.ndarray, groups: np.ndarray, p: np.ndarray) -> np.ndarray:
+def context_rows(items: list[Item], x: np.ndarray, groups: np.ndarray, p: np.ndarray,
+                 version: str = FEATURES_VERSION) -> np.ndarray:
     return np.vstack([context_features(item.question, x[groups == n], p[groups == n],
                                        np.vstack([item.question.vector[:0].reshape(0, len(item.question.vector)),
-                                                  *(passage.unit_vectors for passage in item.passages)]))
+                                                  *(passage.unit_vectors for passage in item.passages)]), version)
                       for n, item in enumerate(items)])
 
 
@@ -322,6 +325,7 @@ class Trained:
     calibrator: object
     metrics: dict
     thresholds: dict
+    rarity: dict | None = None
 
 
 @dataclass
@@ -347,15 +351,15 @@ class _Scored:
         return _top_holds_answer(self.items, self.unit_p, self.groups)
 
 
-def _score_split(items: list[Item], unit_model: object, context_model: object) -> _Scored:
-    x, y, groups = item_rows(items)
+def _score_split(items: list[Item], unit_model: object, context_model: object, version: str) -> _Scored:
+    x, y, groups = item_rows(items, version)
     p = unit_model.predict_proba(x)[:, 1]
-    raw = context_model.predict_proba(context_rows(items, x, groups, p))[:, 1]
+    raw = context_model.predict_proba(context_rows(items, x, groups, p, version))[:, 1]
     return _Scored(items, p, y, groups, raw)
 
 
 def train(train_items: list[Item], valid_items: list[Item], *, dev_items: list[Item] | None = None,
-          progress: Callable[[str], None] = lambda message: None) -> Trained:
+          version: str = FEATURES_VERSION, progress: Callable[[str], None] = lambda message: None) -> Trained:
     """The two models on ``train_items``; Platt calibration on ``valid_items``;
     the status bars chosen on the validation split and, when given, the
     editor-style ``dev_items`` together (each weighs the same)."""
@@ -363,7 +367,13 @@ def train(train_items: list[Item], valid_items: list[Item], *, dev_items: list[I
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import GroupKFold
 
-    x, y, groups = item_rows(train_items)
+    # General-language rarity from the training paragraphs (each once), for
+    # every split alike: the scorer reads the same table from the artefact.
+    paragraphs = {passage.text: passage.stems for item in train_items for passage in item.passages}
+    rarity = rarity_table(list(paragraphs.values()))
+    for item in [*train_items, *valid_items, *(dev_items or [])]:
+        item.question.rarity = rarity_of(item.question.content, rarity)
+    x, y, groups = item_rows(train_items, version)
     progress(f"model unit: {len(x)} baris, {int(y.sum())} positif, {len(train_items)} pertanyaan")
     # Folds by original question: an augmented copy never scores its original.
     question_of = np.asarray([item.group or str(n) for n, item in enumerate(train_items)])[groups]
@@ -372,18 +382,18 @@ def train(train_items: list[Item], valid_items: list[Item], *, dev_items: list[I
         model = _unit_model().fit(x[fit], y[fit])
         out_of_fold[held] = model.predict_proba(x[held])[:, 1]
     unit_model = _unit_model().fit(x, y)
-    context_x = context_rows(train_items, x, groups, out_of_fold)
+    context_x = context_rows(train_items, x, groups, out_of_fold, version)
     context_y = np.asarray([item.answered_by_evidence for item in train_items], dtype=float)
     context_model = _context_model().fit(context_x, context_y)
     progress("model konteks dilatih; kalibrasi dan ambang …")
 
-    valid = _score_split(valid_items, unit_model, context_model)
+    valid = _score_split(valid_items, unit_model, context_model, version)
     # Platt scaling on the log-odds: monotone (the ranking stays the model's)
     # and smooth, so the bars can sit anywhere — isotonic steps were too coarse.
     calibrator = LogisticRegression(C=1e6).fit(log_odds(valid.raw), valid.answered)
     sets = {"valid": valid}
     if dev_items:
-        sets["dev"] = _score_split(dev_items, unit_model, context_model)
+        sets["dev"] = _score_split(dev_items, unit_model, context_model, version)
     calibrated = {name: calibrated_probability(calibrator, split.raw) for name, split in sets.items()}
     thresholds = thresholds_choose_joint([(calibrated[n], sets[n].answerable, sets[n].holds) for n in sets])
     thresholds["support_min"] = support_bar(valid.unit_p, valid.unit_y)
@@ -396,7 +406,7 @@ def train(train_items: list[Item], valid_items: list[Item], *, dev_items: list[I
                          "unit_auc": _auc(split.unit_y, split.unit_p),
                          "context_auc": _auc(split.answered, split.raw),
                          **decision_metrics(calibrated[name], split.answerable, split.holds, thresholds)}
-    return Trained(unit_model, context_model, calibrator, metrics, thresholds)
+    return Trained(unit_model, context_model, calibrator, metrics, thresholds, rarity)
 
 
 def _auc(y: np.ndarray, p: np.ndarray) -> float | None:
@@ -452,30 +462,44 @@ def thresholds_choose(p: np.ndarray, answerable: np.ndarray, holds: np.ndarray,
     return {"refuse_below": round(refuse, 4), "answer_at": round(max(answer, refuse), 4)}
 
 
+TIE = 0.01
+
+
 def thresholds_choose_joint(sets: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
                             max_unanswerable_answered: float = MAX_UNANSWERABLE_ANSWERED,
                             min_answer_in_claims: float = MIN_ANSWER_IN_CLAIMS) -> dict:
     """The bars of ``thresholds_choose`` over several sets at once, each set
     (calibrated probability, answerable, top units hold the answer) weighing
-    the same: ``refuse_below`` maximises the mean decision accuracy among the
-    bars that show the answer for ``min_answer_in_claims`` of answerable
-    questions in every set; ``answer_at`` is the lowest bar that keeps
+    the same: ``refuse_below`` maximises the mean balanced decision accuracy
+    (answerable answered and unanswerable refused, half each) among the bars
+    that show the answer for ``min_answer_in_claims`` of answerable
+    questions in every set (all bars when none does), the lowest of those
+    within ``TIE`` of the best; ``answer_at`` is the lowest bar that keeps
     ``answered`` for unanswerable questions within the limit in every set."""
     if len(sets) == 1:
         return thresholds_choose(*sets[0], max_unanswerable_answered, min_answer_in_claims)
     grid = np.unique(np.round(np.concatenate([p for p, _, _ in sets]), 4))
 
     def measure(t: float) -> tuple[float, float]:
+        # Balanced within each set: answering the answerable and refusing the
+        # rest weigh the same whatever a set's mix (the dev set is mostly
+        # answerable; a bar chosen on its plain accuracy gives up honesty).
         accuracy, shown = [], []
         for p, answerable, holds in sets:
-            yes = answerable == 1
-            accuracy.append(float(np.where(yes, holds & (p >= t), p < t).mean()))
-            shown.append(float((holds & (p >= t))[yes].mean()) if yes.any() else 1.0)
+            yes, no = answerable == 1, answerable == 0
+            answered_right = float((holds & (p >= t))[yes].mean()) if yes.any() else 1.0
+            refused_right = float((p < t)[no].mean()) if no.any() else 1.0
+            accuracy.append((answered_right + refused_right) / 2)
+            shown.append(answered_right)
         return float(np.mean(accuracy)), min(shown)
 
     scored = [(*measure(float(t)), float(t)) for t in grid]
     allowed = [s for s in scored if s[1] >= min_answer_in_claims] or scored
-    refuse = max(allowed, key=lambda s: (s[0], -s[2]))[2]
+    # The curve is flat near its top (a 98-question dev set moves it by more
+    # than that): among the bars within TIE of the best, the lowest, which
+    # shows the most answers.
+    best = max(s[0] for s in allowed)
+    refuse = min(s[2] for s in allowed if s[0] >= best - TIE)
     answer = 1.0
     for t in grid:
         if all(float((p[answerable == 0] >= t).mean()) <= max_unanswerable_answered
@@ -507,7 +531,7 @@ def artefact_write(trained: Trained, directory: Path, *, data: dict[str, Path], 
     path = directory / f"{name}.pkl"
     with path.open("wb") as handle:
         pickle.dump({"unit_model": trained.unit_model, "context_model": trained.context_model,
-                     "calibrator": trained.calibrator}, handle, protocol=5)
+                     "calibrator": trained.calibrator, "rarity": trained.rarity}, handle, protocol=5)
     provider = provider_from_config()
     meta = {
         "name": name, "created": time.strftime("%Y-%m-%d"),

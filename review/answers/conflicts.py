@@ -168,26 +168,37 @@ def conflicts_find(chunks: list[Hit], said: dict[str, str],
     return found
 
 
-# What defines a code: "LD-4031 berarti …", "…, artinya …", or an error
-# table's row read with its header ("LD-4031 — Kategori: …; Arti: …").
+# What defines a code: "LD-4031 berarti …", "…, artinya …", or the meaning
+# column of an error table's row read with its header ("LD-4031 — Kategori:
+# Kuota; Arti: …": the category is not the meaning).
 _DEFINES = re.compile(r"\b(?:berarti|artinya|arti|bermakna|bermaksud|maksudnya|menandakan|means|indicates)\b"
-                      r"(?:\s+\w+)?\s*[:,]?\s+\w+\s+\w+|^\S+ — ", re.I)
+                      r"(?:\s+\w+)?\s*[:,]?\s+(?P<meaning>\w+\s+\w+.*)", re.I)
+_ROW = re.compile(r"^\S+ — ")
+_MEANING_KEY = re.compile(r"^\W*(arti|makna|keterangan|deskripsi|penjelasan|meaning|description)\b", re.I)
 # A meaning the source itself gives as the past one ("Sebelumnya LD-4031
 # berarti …") is history, not a disagreement.
 _PAST = re.compile(r"\b(sebelumnya|semula|dahulu|dulu|dulunya|previously|formerly|used\s+to)\b", re.I)
-_SEGMENT = re.compile(r"(?<=[.!?;])\s+|\n+")
+_SEGMENT = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def _meanings(text: str, code: str) -> list[str]:
-    """What ``text`` says ``code`` means, a segment per definition."""
-    return [segment for segment in _SEGMENT.split(text)
-            if fact_present(code, segment) and _DEFINES.search(segment) and not _PAST.search(segment)]
+    """What ``text`` says ``code`` means, one text per definition."""
+    out = []
+    for segment in _SEGMENT.split(text):
+        if not fact_present(code, segment) or _PAST.search(segment):
+            continue
+        if _ROW.match(segment):
+            cells = [c.split(":", 1) for c in segment.split(" — ", 1)[1].split("; ")]
+            out += [value.strip() for key, *rest in cells for value in rest if _MEANING_KEY.match(key)]
+        elif (match := _DEFINES.search(segment)) is not None:
+            out.append(match.group("meaning").strip())
+    return [m for m in out if m]
 
 
 def _meaning_conflicts(chunks: list[Hit], said: dict[str, str], codes: set[str]) -> list[Conflict]:
-    """Pairs of sources whose definitions of a code share no content word
-    (beyond the code and the words of defining): one says it means one
-    thing, the other another."""
+    """Pairs of sources whose definitions of a code share hardly a content
+    word (beyond the code and the words of defining; under a third of the
+    shorter one's): one says it means one thing, the other another."""
     found: list[Conflict] = []
     for code in sorted(codes):
         defined = {h.evidence_id: _meanings(said[h.evidence_id], code) for h in chunks}
@@ -201,10 +212,10 @@ def _meaning_conflicts(chunks: list[Hit], said: dict[str, str], codes: set[str])
             pair = tuple(sorted([(a.document, a.revision), (b.document, b.revision)]))
             if pair[0] == pair[1] or pair in seen or not defined[a.evidence_id] or not defined[b.evidence_id]:
                 continue
-            overlaps = [_jaccard(terms[x] - cue, terms[y] - cue)
+            overlaps = [_overlap(terms[x] - cue, terms[y] - cue)
                         for x in defined[a.evidence_id] for y in defined[b.evidence_id]]
-            if max(overlaps) >= 0.2:
-                continue  # they share a meaning
+            if max(overlaps) >= 1 / 3:
+                continue  # they share a meaning: a short gloss and a long definition agree
             seen.add(pair)
             newer, older = (a, b) if (a.document_date or "") >= (b.document_date or "") else (b, a)
             found.append(Conflict(
@@ -216,8 +227,9 @@ def _meaning_conflicts(chunks: list[Hit], said: dict[str, str], codes: set[str])
     return found
 
 
-def _jaccard(a: set[str], b: set[str]) -> float:
-    return len(a & b) / max(len(a | b), 1)
+def _overlap(a: set[str], b: set[str]) -> float:
+    """Share of the shorter definition's words that the other one uses."""
+    return len(a & b) / max(min(len(a), len(b)), 1)
 
 
 def conflict_sides_claimed(claims: list[Claim], conflicts: list[Conflict], scored: Scored) -> list[Claim]:

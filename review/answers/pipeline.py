@@ -80,7 +80,7 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
         chunks = context_select(hits, question=response.query, newest_first=present)
     progress("generate")
     with timed(timings, "score"):
-        scored = _score(response, chunks, options.get("collection", "editorial"), degraded)
+        scored = _score(response, chunks, options.get("collection", "editorial"), degraded, as_of=as_of is not None)
     with timed(timings, "generate"):
         generation = _generate(generator, response.query, chunks, scored, degraded)
     progress("validate")
@@ -181,12 +181,13 @@ def question_run(*, question_id: int) -> Answer | None:
         return None
 
 
-def _score(response: SearchResponse, chunks: list[Hit], collection: str, degraded: list[str]) -> Scored | None:
+def _score(response: SearchResponse, chunks: list[Hit], collection: str, degraded: list[str], *,
+           as_of: bool = False) -> Scored | None:
     """The evidence's units scored, or None (and ``scorer_unavailable``) when
     the artefact or the embeddings cannot be had: the answer then comes from
     the sentence generator, which needs neither the artefact nor a model."""
     try:
-        return evidence_score(response.query, chunks, vector=response.vector, collection=collection)
+        return evidence_score(response.query, chunks, vector=response.vector, collection=collection, as_of=as_of)
     except (ArtefactError, ServiceError) as exc:
         logger.warning("answer scorer unavailable: %s", exc)
         degraded.append("scorer_unavailable")

@@ -229,7 +229,7 @@ def read_with(crumb: str, text: str) -> str:
 
 
 def evidence_prepare(question: str, chunks: list[Hit], *, vector: np.ndarray, collection: str,
-                     provider: EmbeddingProvider) -> Prepared:
+                     provider: EmbeddingProvider, as_of: bool = False) -> Prepared:
     """Units, stems (one round trip), IDF and unit embeddings (through the
     cache) of ``chunks`` for ``question``: the same path at training time
     and when an editor asks."""
@@ -238,7 +238,8 @@ def evidence_prepare(question: str, chunks: list[Hit], *, vector: np.ndarray, co
     breadcrumbs = [breadcrumb(hit) for hit in chunks]
     flat = [read_with(crumb, u.text) for crumb, group in zip(breadcrumbs, units, strict=True) for u in group]
     words = _question_words(question)
-    all_stems = stems([question, frame_free(question), *words, *breadcrumbs, *(h.text for h in chunks), *flat])
+    all_stems = stems([question, frame_free(question, as_of=as_of), *words, *breadcrumbs,
+                       *(h.text for h in chunks), *flat])
     question_stems, unframed_stems, word_stems = all_stems[0], all_stems[1], all_stems[2:2 + len(words)]
     rest = all_stems[2 + len(words):]
     breadcrumb_stems, chunk_stems = rest[:len(chunks)], rest[len(chunks):2 * len(chunks)]
@@ -263,7 +264,7 @@ def evidence_prepare(question: str, chunks: list[Hit], *, vector: np.ndarray, co
         passages.append(Passage(breadcrumbs[len(passages)], b_stems, c_stems, group,
                                 unit_stems[start:start + len(group)], vectors[start:start + len(group)], hit.text))
         start += len(group)
-    missing = _missing_terms(question, words, word_stems, asked, chunks, breadcrumb_stems, chunk_stems)
+    missing = _missing_terms(question, words, word_stems, asked, chunks, breadcrumb_stems, chunk_stems, as_of=as_of)
     texts = [f"{h.title} {h.heading_path} {h.text}" for h in chunks]
     absent = sorted(f for f in identifiers(question) if not any(fact_present(f, t) for t in texts))
     measure = asked_measure(question)
@@ -282,13 +283,15 @@ def _variants(content: set[str], vocabulary: set[str]) -> dict[str, set[str]]:
 
 
 def evidence_score(question: str, chunks: list[Hit], *, vector: np.ndarray | None = None,
-                   collection: str = "editorial", provider: EmbeddingProvider | None = None) -> Scored:
+                   collection: str = "editorial", provider: EmbeddingProvider | None = None,
+                   as_of: bool = False) -> Scored:
     """Score every unit of ``chunks`` for ``question``. ``vector`` is the
     question's embedding from search (the question is embedded once per ask)."""
     provider = provider or provider_from_config()
     if vector is None:
         vector = provider.embed_query(question)
-    prepared = evidence_prepare(question, chunks, vector=vector, collection=collection, provider=provider)
+    prepared = evidence_prepare(question, chunks, vector=vector, collection=collection, provider=provider,
+                                as_of=as_of)
     asked, vectors = prepared.question, prepared.vectors
     if not len(vectors):
         return Scored([], 0.0, asked.word, prepared.missing_terms, vector=asked.vector,
@@ -332,7 +335,8 @@ def _question_words(question: str) -> list[str]:
 
 
 def _missing_terms(question: str, words: list[str], word_stems: list[set[str]], asked: Question,
-                   chunks: list[Hit], breadcrumb_stems: list[set[str]], chunk_stems: list[set[str]]) -> list[str]:
+                   chunks: list[Hit], breadcrumb_stems: list[set[str]], chunk_stems: list[set[str]], *,
+                   as_of: bool = False) -> list[str]:
     """Distinctive question words (with the content word before them, so
     "cuti haji", not "haji") that no evidence holds: identifiers absent from
     every chunk's text, and stems rare in the archive that no chunk uses,
@@ -342,7 +346,7 @@ def _missing_terms(question: str, words: list[str], word_stems: list[set[str]], 
     held = set().union(*breadcrumb_stems, *chunk_stems) if chunks else set()
     texts = [f"{h.title} {h.heading_path} {h.text}" for h in chunks]
     exact = identifiers(question)
-    framed = {w.lower() for w in words} - {w.lower() for w in _question_words(frame_free(question))}
+    framed = {w.lower() for w in words} - {w.lower() for w in _question_words(frame_free(question, as_of=as_of))}
     out: list[str] = []
     previous, previous_absent = "", False
     for position, (word, word_stem) in enumerate(zip(words, word_stems, strict=True)):

@@ -310,14 +310,27 @@ _FRAME = re.compile(
     re.I)
 
 
-def frame_free(question: str) -> str:
-    """``question`` with its frame words blanked (same length, so offsets hold)."""
+# The date a question is asked "as of" ("Per awal Oktober 2025, …",
+# "tepatnya 20 Maret 2026"): it chooses the revisions in force, and no
+# sentence of theirs need repeat it.
+_AS_OF_DATE = re.compile(
+    r"\b(?:(?:per|pada|tepatnya|tanggal|sejak|hingga|sampai|waktu|saat|as\s+of|on)\s+)?"
+    r"(?:(?:awal|akhir|pertengahan|medio|early|late|mid)\s+)?(?:\d{1,2}\s+)?"
+    r"(?:januari|februari|maret|april|mei|juni|juli|agustus|september|oktober|november|desember|"
+    r"january|february|march|may|june|july|august|october|december)\s+\d{4}\b|\b\d{4}-\d{2}-\d{2}\b", re.I)
+
+
+def frame_free(question: str, *, as_of: bool = False) -> str:
+    """``question`` with its frame words blanked (same length, so offsets
+    hold) and, for a question asked as of a date, its date expressions."""
     out = list(question)
     for match in _FRAME.finditer(question):
         for name, value in match.groupdict().items():
             if value:
                 start, end = match.span(name)
                 out[start:end] = " " * (end - start)
+    for match in _AS_OF_DATE.finditer(question) if as_of else ():
+        out[match.start():match.end()] = " " * (match.end() - match.start())
     return "".join(out)
 
 

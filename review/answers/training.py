@@ -218,7 +218,7 @@ def _item(question: str, *, collection: str, provider: object, answers: list[str
     chunks = context_select(hits, question=response.query,
                             newest_first=as_of is None and asks_about_present(question))
     prepared = evidence_prepare(response.query, chunks, vector=response.vector, collection=collection,
-                                provider=getattr(provider, "inner", provider))
+                                provider=getattr(provider, "inner", provider), as_of=as_of is not None)
     labels = [float(holds(hit, u)) for hit, passage in zip(chunks, prepared.passages, strict=True)
               for u in passage.units]
     return Item(prepared.question, prepared.passages, np.asarray(labels), bool(answers), answers, group=group)

@@ -123,3 +123,11 @@ def test_a_paraphrased_frame_question_names_no_frame_word_as_missing(make_revisi
     editor = User.objects.filter(username="editor").first() or make_user("editor")
     contract = question_ask(text="Berapa lama tautan reset kata sandi berlaku?", user=editor).contract
     assert not any("lama" in m for m in contract.missing)
+
+
+def test_the_date_a_question_is_asked_as_of_is_no_term_to_find():
+    question = "Per awal Oktober 2025, LX-700BT bisa dipakai menelepon sampai berapa jam?"
+    assert "Oktober" in frame_free(question) and "2025" in frame_free(question)
+    dateless = frame_free(question, as_of=True)
+    assert "Oktober" not in dateless and "2025" not in dateless and "Per" not in dateless
+    assert "LX-700BT" in dateless and "menelepon" in dateless

@@ -117,7 +117,7 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
         # disagree about something else are no conflict of this answer.
         validated.claims, conflicts, in_conflict = [], [], set()
         if scored is not None and not any(m.startswith("Tidak ada bukti") for m in missing):
-            missing = missing_phrases(scored) + missing
+            missing = list(dict.fromkeys(missing_phrases(scored) + missing))  # the draft may hold them already
         missing = missing or ["Tidak ada bukti di arsip yang dapat Anda lihat yang menjawab pertanyaan ini"]
     indexed = dict(Chunk.objects.filter(pk__in=[h.chunk_id for h in chunks])
                    .values_list("key", "revision__indexed_at"))

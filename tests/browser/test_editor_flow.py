@@ -67,7 +67,7 @@ def test_editor_asks_reviews_and_the_lookup_is_timed(page, live_server, demo_sub
 
     # As of a date before GA: the private-preview revision, flagged as superseded since.
     page.goto(f"{base}/")
-    page.get_by_label("Pertanyaan").fill("Bagaimana status Smart Sync untuk pelanggan?")
+    page.get_by_label("Pertanyaan").fill("Apa status Smart Sync untuk pelanggan?")
     page.get_by_label("Menurut arsip per tanggal").fill("2026-03-15")
     page.get_by_role("button", name="Cari bukti dan susun jawaban").click()
     page.wait_for_url(re.compile(r"/jawaban/\d+/"))

@@ -229,7 +229,7 @@ def read_with(crumb: str, text: str) -> str:
 
 
 def evidence_prepare(question: str, chunks: list[Hit], *, vector: np.ndarray, collection: str,
-                     provider: EmbeddingProvider, as_of: bool = False) -> Prepared:
+                     provider: EmbeddingProvider, as_of: bool = False, rarity: dict | None = None) -> Prepared:
     """Units, stems (one round trip), IDF and unit embeddings (through the
     cache) of ``chunks`` for ``question``: the same path at training time
     and when an editor asks."""
@@ -254,6 +254,7 @@ def evidence_prepare(question: str, chunks: list[Hit], *, vector: np.ndarray, co
     asked = Question(question, question_stems, _idf(question_stems | content, collection), vector,
                      content=content, protected=protected & content, variants=_variants(content, vocabulary),
                      cross_lingual=is_english(question))
+    asked.rarity = rarity_of(asked.content, rarity)
     if flat:
         vectors, _ = embed_passages_cached(flat, provider)
         vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
@@ -270,6 +271,8 @@ def evidence_prepare(question: str, chunks: list[Hit], *, vector: np.ndarray, co
     measure = asked_measure(question)
     if measure and not any(measure[1].search(t) for t in texts):
         absent.append(measure[0])  # "berapa meter" and no length in meters anywhere
+        if not any(measure[0] in m.lower() for m in missing):
+            missing = [measure[0], *missing][:3]  # named even where the unit is an everyday word
     unheld = sorted(t for t in asked.protected if t not in vocabulary and not asked.variants.get(t, set()) & vocabulary)
     return Prepared(asked, chunks, passages, vectors, missing, absent, unheld)
 
@@ -290,15 +293,14 @@ def evidence_score(question: str, chunks: list[Hit], *, vector: np.ndarray | Non
     provider = provider or provider_from_config()
     if vector is None:
         vector = provider.embed_query(question)
+    loaded = artefact()
     prepared = evidence_prepare(question, chunks, vector=vector, collection=collection, provider=provider,
-                                as_of=as_of)
+                                as_of=as_of, rarity=loaded.rarity)
     asked, vectors = prepared.question, prepared.vectors
     if not len(vectors):
         return Scored([], 0.0, asked.word, prepared.missing_terms, vector=asked.vector,
                       absent_identifiers=prepared.absent_identifiers, protected_missing=prepared.protected_missing)
-    loaded = artefact()
     version = loaded.meta.get("features_version", "features-v2")
-    asked.rarity = rarity_of(asked.content, loaded.rarity)
     rows = unit_features(asked, prepared.passages, version)
     # One OpenMP thread: a few dozen rows gain nothing from a team of them,
     # and a process that never starts one stays safe to fork.
@@ -327,6 +329,10 @@ def _idf(terms: set[str], collection: str) -> dict[str, float]:
 
 
 _TOKEN = re.compile(r"[\w][\w./-]*[\w]|\w")
+# General-language rarity (normalised IDF over the training paragraphs) at or
+# below which a word is everyday: ‘punya’ 0.37, ‘pakai’ 0.42, ‘hilang’ 0.48;
+# ‘retensi’, ‘firewall’ and ‘kondensor’ are 1.0.
+EVERYDAY = 0.5
 _QUESTION_WORDS = {"berapa", "kapan", "siapa", "dimana", "mana", "mengapa", "kenapa", "bagaimana", "apakah", "apa"}
 
 
@@ -360,7 +366,12 @@ def _missing_terms(question: str, words: list[str], word_stems: list[set[str]], 
             absent = not any(fact_present(lower, t) for t in texts)
         else:
             unheld = {s for s in content if s not in held and not asked.variants.get(s, set()) & held}
-            absent = bool(unheld) and max(asked.idf.get(s, 0.0) for s in unheld) > 0.5
+            # Rare in the archive, and (where the artefact knows general
+            # Indonesian) not an everyday word: ‘punya’ or ‘pakai’ missing
+            # says the source words it otherwise, not what it lacks.
+            absent = any(asked.idf.get(s, 0.0) > 0.5 and (is_protected(word, position)
+                                                           or asked.rarity.get(s, 1.0) > EVERYDAY)
+                         for s in unheld)
         if absent and previous_absent:
             out[-1] = f"{out[-1]} {word}"
         elif absent:

@@ -201,3 +201,10 @@ def test_no_title_or_heading_is_ever_a_claim_and_the_answering_sentence_leads(ma
     # Nothing below the support bar follows the answer as a claim of its own.
     bar = thresholds()["support_min"]
     assert all(c.score >= bar for c in contract.claims[1:] if "conflict" not in c.flags)
+
+
+def test_missing_names_rare_words_not_everyday_ones(archive, make_user):
+    contract = ask("Kapan perekam suara KR-220X punya dua mikrofon kondensor?", make_user)
+    assert not any("punya" in m for m in contract.missing)  # an everyday word the source says otherwise
+    contract = ask("Berapa lama retensi rekaman KR-220X di firmware?", make_user)
+    assert any("retensi" in m or "firmware" in m for m in contract.missing)

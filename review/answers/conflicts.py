@@ -205,8 +205,9 @@ def _meaning_conflicts(chunks: list[Hit], said: dict[str, str], codes: set[str])
         flat = [m for ms in defined.values() for m in ms]
         if len(flat) < 2:
             continue
-        terms = dict(zip(flat, stems(flat), strict=True))
-        cue = {code, *stems([code])[0], "arti", "ber", "kode", "error"}
+        code_stems, *flat_stems = stems([code, *flat])  # one round trip
+        terms = dict(zip(flat, flat_stems, strict=True))
+        cue = {code, *code_stems, "arti", "ber", "kode", "error"}
         seen: set[tuple] = set()
         for a, b in combinations(chunks, 2):
             pair = tuple(sorted([(a.document, a.revision), (b.document, b.revision)]))

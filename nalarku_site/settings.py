@@ -50,6 +50,7 @@ X_FRAME_OPTIONS = "DENY"
 # Behind a TLS-terminating proxy that sets X-Forwarded-Proto (gunicorn behind nginx).
 if env_bool("NALARKU_BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+CSRF_FAILURE_VIEW = "review.htmx_errors.csrf_failure"
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("NALARKU_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [
@@ -82,6 +83,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # An htmx action whose session ended, or that is refused, gets one line to say in place (401/403).
+    "review.htmx_errors.HtmxFailureMiddleware",
     "csp.middleware.CSPMiddleware",
     # Last, as django-axes asks: turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",

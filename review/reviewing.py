@@ -101,6 +101,19 @@ def claim_review(*, claim: Claim, reviewer: AbstractBaseUser, status: str, note:
     return claim
 
 
+@transaction.atomic
+def claim_note_save(*, claim: Claim, editor: AbstractBaseUser, note: str) -> Claim:
+    """Keep the editor's note on a claim without judging it: the status, the
+    reviewer and the open lookup stay as they were. This is what Enter in
+    the note field does, so a note can never turn into a decision."""
+    if len(note) > NOTE_LIMIT:
+        raise ValueError(f"Catatan paling banyak {NOTE_LIMIT} karakter (terkirim {len(note)}); tidak ada yang disimpan.")
+    claim = Claim.objects.select_for_update().get(pk=claim.pk)
+    claim.review_note = note.strip()
+    claim.save(update_fields=["review_note"])
+    return claim
+
+
 def answer_status_refresh(*, answer: Answer) -> str:
     """An answer needs review while any claim does; once every claim is
     supported by an editor it is answered."""

@@ -35,6 +35,7 @@ from .models import Answer, AnswerStatus, Claim, ClaimReview, Question, Question
 from .reviewing import (
     answers_visible_to,
     can_review,
+    claim_note_save,
     claim_review,
     claims_visible_to,
     lookup_open,
@@ -227,18 +228,30 @@ def answer_export(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def claim_decide(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     claim = get_object_or_404(claims_visible_to(request.user).select_related("answer"), pk=pk)
     _require_reviewer(request)
+    # Only the two decision buttons (or d / t) send a status; the note's own
+    # button, which Enter in the note field presses, sends none and decides nothing.
+    status, note = request.POST.get("status", ""), request.POST.get("note", "")
     try:
-        claim = claim_review(claim=claim, reviewer=request.user, status=request.POST.get("status", ""),
-                             note=request.POST.get("note", ""))
+        if status:
+            claim = claim_review(claim=claim, reviewer=request.user, status=status, note=note)
+        else:
+            claim = claim_note_save(claim=claim, editor=request.user, note=note)
     except ValueError as exc:
         return _claim_error(request, claim.pk, str(exc), 400)
+    if status:
+        saved = "Penilaian klaim disimpan."
+    elif claim.review_status == ClaimReview.PENDING:
+        saved = "Catatan disimpan; klaim belum dinilai."
+    else:
+        saved = "Catatan disimpan; penilaian tidak berubah."
     if not request.htmx:
-        messages.success(request, "Penilaian klaim disimpan.")
+        messages.success(request, saved)
         return redirect("answer", pk=claim.answer_id)
     answer = Answer.objects.get(pk=claim.answer_id)
     contract = contract_for(answer, request.user)
     row = next(r for r in _claim_rows([claim], contract, _evidence_texts(contract, request), answer))
-    return render(request, "review/answer.html#claim-decided", {"row": row, "answer": answer, "can_review": True})
+    return render(request, "review/answer.html#claim-decided",
+                  {"row": row, "answer": answer, "can_review": True, "saved": saved})
 
 
 @require_POST

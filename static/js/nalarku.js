@@ -10,6 +10,38 @@
     box.hidden = false;
   }
 
+  // 401 (session ended) and 403 (refused) from review/htmx_errors.py: one line,
+  // said where the action was — the claim's alert line, else the banner —
+  // and nothing is swapped, so the claim row and what was typed stay.
+  function sayAt(element, message, loginUrl) {
+    var row = element && element.closest ? element.closest("[data-claim]") : null;
+    var line = row ? row.querySelector("[role=alert]") : null;
+    var box = line || document.getElementById("flash");
+    if (!box) return;
+    box.textContent = message + (loginUrl ? " " : "");
+    if (loginUrl) {
+      var link = document.createElement("a");
+      link.href = loginUrl;
+      link.textContent = "Masuk lagi";
+      box.appendChild(link);
+    }
+    box.hidden = false;
+  }
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (!xhr || (xhr.status !== 401 && xhr.status !== 403)) return;
+    event.detail.shouldSwap = false;
+    var plain = /^text\/plain/.test(xhr.getResponseHeader("Content-Type") || "");
+    var message = plain && xhr.responseText ? xhr.responseText
+      : (xhr.status === 401 ? "Sesi berakhir — masuk lagi." : "Tidak diizinkan.");
+    var login = xhr.status === 401 ? (xhr.getResponseHeader("X-Nalarku-Login") || "/masuk/") : null;
+    sayAt(event.detail.requestConfig ? event.detail.requestConfig.elt : event.detail.elt, message, login);
+    if (login) {  // the nav's "Keluar (…)" no longer holds
+      var logout = document.querySelector(".topbar nav form.inline");
+      if (logout) logout.hidden = true;
+    }
+  });
+
   document.addEventListener("htmx:responseError", function (event) {
     var status = event.detail.xhr ? event.detail.xhr.status : 0;
     say(status >= 500
@@ -53,8 +85,7 @@
   function claims() { return Array.prototype.slice.call(document.querySelectorAll("[data-claim]")); }
   function current() {
     var active = document.activeElement;
-    var row = active && active.closest ? active.closest("[data-claim]") : null;
-    return row || claims()[0] || null;
+    return active && active.closest ? active.closest("[data-claim]") : null;
   }
   function focusRow(row) { if (row) { row.focus(); row.scrollIntoView({block: "nearest"}); } }
   function typing(target) {
@@ -65,26 +96,40 @@
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
     var rows = claims();
     if (!rows.length) return;
+    // Before any claim has the focus, j and k go to the first claim (not
+    // the second), and d / t judge the first claim.
     var row = current(), index = rows.indexOf(row);
-    if (event.key === "j") { focusRow(rows[Math.min(index + 1, rows.length - 1)]); event.preventDefault(); }
-    else if (event.key === "k") { focusRow(rows[Math.max(index - 1, 0)]); event.preventDefault(); }
+    if (event.key === "j") { focusRow(row ? rows[Math.min(index + 1, rows.length - 1)] : rows[0]); event.preventDefault(); }
+    else if (event.key === "k") { focusRow(row ? rows[Math.max(index - 1, 0)] : rows[0]); event.preventDefault(); }
     else if (event.key === "d" || event.key === "t") {
-      var button = row && row.querySelector('[data-decide="' + (event.key === "d" ? "supported" : "needs_review") + '"]');
+      var target = row || rows[0];
+      var button = target.querySelector('[data-decide="' + (event.key === "d" ? "supported" : "needs_review") + '"]');
       if (button) { button.click(); event.preventDefault(); }
     }
   });
 
   // The decided claim is swapped in anew (htmx:load fires on the new row;
   // the old one, and the form that asked, are gone): move on to the next
-  // undecided claim.
-  var deciding = false;
-  document.addEventListener("htmx:beforeRequest", function (event) {
-    var form = event.detail.elt;
-    deciding = !!(form && form.querySelector && form.querySelector("[data-decide]"));
+  // undecided claim. Only a decision button (clicked, or pressed by d / t) moves on; saving a
+  // note (its button, or Enter in the note) keeps the editor on the claim.
+  var deciding = false, noting = false, pressed = null;
+  document.addEventListener("click", function (event) {
+    pressed = event.target && event.target.closest ? event.target.closest("button") : null;
+  }, true);
+  document.addEventListener("htmx:beforeRequest", function () {
+    deciding = !!(pressed && pressed.hasAttribute("data-decide"));
+    noting = !!(pressed && pressed.hasAttribute("data-note-save"));
   });
   document.addEventListener("htmx:load", function (event) {
     var row = event.detail.elt;
-    if (!deciding || !row || !row.hasAttribute || !row.hasAttribute("data-claim")) return;
+    if (!row || !row.hasAttribute || !row.hasAttribute("data-claim")) return;
+    if (noting) {
+      noting = false;
+      var note = row.querySelector("input[name=note]");
+      if (note) note.focus();
+      return;
+    }
+    if (!deciding) return;
     deciding = false;
     var rows = claims(), index = rows.indexOf(row);
     var next = rows.slice(index + 1).concat(rows.slice(0, index)).filter(function (r) {

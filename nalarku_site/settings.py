@@ -211,13 +211,19 @@ CACHES = {
 # proxy a client could send a fresh address with every attempt.
 NALARKU_TRUSTED_PROXIES = int(os.environ.get("NALARKU_TRUSTED_PROXIES", "0"))
 # Logins (django-axes, failures in the database, admin under "Axes"): lock
-# the account and, separately, the address after this many failures within
-# the cool-off, until the cool-off has passed since the last attempt.
+# one account at one address after this many failures within the cool-off,
+# until the cool-off has passed since the last attempt; colleagues behind the
+# same address are not locked with it (review.throttle explains the scopes).
 AXES_FAILURE_LIMIT = int(os.environ.get("NALARKU_LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("NALARKU_LOGIN_COOLOFF_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]  # the pair; the wider limits below
 AXES_HANDLER = "review.throttle.LoginAttempts"
-AXES_RESET_ON_SUCCESS = True  # only the account's own failures (review.throttle.LoginAttempts)
+AXES_RESET_ON_SUCCESS = True  # only that account's failures from that address (review.throttle.LoginAttempts)
+# Failures from one address, all accounts together, that lock the address
+# (spraying many accounts); and of one account, all addresses together, that
+# lock it everywhere except at addresses it has logged in from lately.
+NALARKU_LOGIN_ADDRESS_LIMIT = int(os.environ.get("NALARKU_LOGIN_ADDRESS_LIMIT", "50"))
+NALARKU_LOGIN_ACCOUNT_LIMIT = int(os.environ.get("NALARKU_LOGIN_ACCOUNT_LIMIT", "20"))
 AXES_LOCKOUT_CALLABLE = "review.throttle.login_lockout_response"
 AXES_CLIENT_IP_CALLABLE = "review.throttle.client_address"
 # Bearer tokens: this many wrong tokens from one address within the window

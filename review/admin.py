@@ -116,3 +116,6 @@ class EvidenceLookupAdmin(ReaderScoped, admin.ModelAdmin):
 
     def scope(self, queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
         return queryset.filter(claim__in=claims_visible_to(user))
+
+
+from . import admin_axes  # noqa: E402, F401  (login unlocking, Axes › Upaya akses)

@@ -1,10 +1,13 @@
-"""Brute force: logins lock per account and per address (django-axes), wrong
-bearer tokens lock the address they come from (review/throttle.py), both
-with an Indonesian 429 and Retry-After. Real PostgreSQL for axes' attempts,
+"""Brute force: logins lock one account at one address, and far later one
+address for all accounts, or one account at addresses it has never logged
+in from (django-axes, review/throttle.py); wrong bearer tokens lock the
+address they come from (review/throttle.py); both with an Indonesian 429
+and Retry-After. Real PostgreSQL for axes' attempts,
 real Redis for the token counts."""
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from datetime import timedelta
@@ -52,9 +55,11 @@ def login_limit(settings) -> int:
     return settings.AXES_FAILURE_LIMIT
 
 
-def log_in(address: str, username: str, password: str, **extra: str):
+def log_in(address: str, username: str, password: str, *, admin: bool = False, **extra: str):
+    """A login at /masuk/ or, with ``admin``, at /admin/login/, from ``address``."""
     client = Client(REMOTE_ADDR=address, **extra)
-    response = client.post(reverse("login"), {"username": username, "password": password})
+    url = reverse("admin:login") if admin else reverse("login")
+    response = client.post(url, {"username": username, "password": password, "next": "/admin/" if admin else ""})
     return response, client
 
 
@@ -62,75 +67,150 @@ def logged_in(response, client) -> bool:  # noqa: ANN001
     return response.status_code == 302 and "_auth_user_id" in client.session
 
 
-def assert_lockout_page(response) -> None:  # noqa: ANN001
-    body = response.content.decode()
+def assert_lockout_page(response, reason: str = "untuk akun ini dari alamat jaringan Anda") -> None:  # noqa: ANN001
+    body = " ".join(response.content.decode().split())
     assert response.status_code == 429
     assert "Masuk dikunci sementara" in body and "Coba lagi setelah pukul" in body and "15 menit" in body
+    assert reason in body
     assert response["Retry-After"] == str(15 * 60)
     assert "Traceback" not in body and "axes" not in body.lower()
 
 
+def warning(response) -> str | None:  # noqa: ANN001
+    """The login page's warning before a lock, if it shows one."""
+    assert response.status_code == 200 and "Nama pengguna atau kata sandi salah" in response.content.decode()
+    found = re.search(r'<p class="error" id="login-warning">(.*?)</p>', response.content.decode(), re.S)
+    return " ".join(found.group(1).split()) if found else None
+
+
 # --- Logins -------------------------------------------------------------------------
 
-def test_settings_are_five_failures_and_fifteen_minutes(settings):
+def test_settings_lock_the_pair_with_wider_limits_far_above(settings):
     assert settings.AXES_FAILURE_LIMIT == 5 and settings.AXES_COOLOFF_TIME == timedelta(minutes=15)
-    assert settings.AXES_LOCKOUT_PARAMETERS == ["username", "ip_address"]
+    assert settings.AXES_LOCKOUT_PARAMETERS == [["username", "ip_address"]]
+    assert settings.NALARKU_LOGIN_ADDRESS_LIMIT == 50 and settings.NALARKU_LOGIN_ACCOUNT_LIMIT == 20
 
 
-def test_wrong_passwords_lock_the_account_from_any_address(make_user, login_limit):
+def test_one_accounts_failures_never_lock_another_at_the_same_address(make_user, login_limit, settings):
+    """The newsroom behind one address: someone's typos, and their retries
+    while locked (each counted), lock their own account there and nothing
+    else, at /masuk/ or /admin/login/, even past the address limit."""
+    for name in ("editor", "produk"):
+        make_user(name)
+    make_user("redaktur", is_staff=True)
+    for _ in range(login_limit - 1):
+        assert log_in(A, "editor", "salah")[0].status_code == 200
+    assert_lockout_page(log_in(A, "editor", "salah", admin=True)[0])  # the admin's login counts alike
+    for _ in range(settings.NALARKU_LOGIN_ADDRESS_LIMIT):
+        assert_lockout_page(log_in(A, "editor", "salah")[0])
+    assert AccessAttempt.objects.get().failures_since_start == login_limit + settings.NALARKU_LOGIN_ADDRESS_LIMIT
+
+    for admin in (False, True):  # the account itself is locked here, the right password or not
+        response, client = log_in(A, "editor", PASSWORD, admin=admin)
+        assert_lockout_page(response)
+        assert "_auth_user_id" not in client.session
+    assert logged_in(*log_in(A, "produk", PASSWORD))
+    assert logged_in(*log_in(A, "redaktur", PASSWORD, admin=True))
+    assert logged_in(*log_in(B, "editor", PASSWORD))  # and the account from elsewhere
+
+
+def test_the_account_is_locked_at_the_limit_at_that_address(make_user, login_limit):
     make_user("editor")
-    make_user("pembaca")
-    for i in range(login_limit - 1):  # one attempt per address: no address reaches the limit
-        response, _ = log_in(f"198.51.100.{10 + i}", "editor", "salah")
-        assert response.status_code == 200 and "salah" in response.content.decode()
-    response, _ = log_in("198.51.100.99", "editor", "salah")
-    assert_lockout_page(response)  # the limit-th failure already answers with the lockout
-
-    response, client = log_in(C, "editor", PASSWORD)  # the right password, from a fresh address
+    for _ in range(login_limit - 1):
+        assert log_in(A, "editor", "salah")[0].status_code == 200
+    assert_lockout_page(log_in(A, "editor", "salah")[0])  # the limit-th failure already answers with the lockout
+    response, client = log_in(A, "editor", PASSWORD)
     assert_lockout_page(response)
     assert "_auth_user_id" not in client.session
 
-    assert logged_in(*log_in(B, "pembaca", PASSWORD))  # another account, another address
 
-
-def test_failures_from_one_address_lock_it_across_usernames(make_user, login_limit):
+@pytest.mark.parametrize("limit", [5, 7])
+def test_the_warning_counts_down_from_the_third_failure(make_user, settings, limit):
+    settings.AXES_FAILURE_LIMIT = limit
     make_user("editor")
-    for i in range(login_limit - 1):
-        response, _ = log_in(A, f"tebakan{i}", "salah")
-        assert response.status_code == 200
-    assert_lockout_page(log_in(A, "tebakan-terakhir", "salah")[0])
+    make_user("produk")
+    for failure in range(1, limit):
+        shown = warning(log_in(A, "editor", "salah")[0])
+        if failure < 3:
+            assert shown is None
+        else:
+            assert shown == f"{limit - failure} percobaan lagi sebelum akun dikunci sementara."
+    # The count is the pair's: the same account elsewhere, another account here, start afresh.
+    assert warning(log_in(B, "editor", "salah")[0]) is None
+    assert warning(log_in(A, "produk", "salah")[0]) is None
+    assert_lockout_page(log_in(A, "editor", "salah")[0])
 
-    response, client = log_in(A, "editor", PASSWORD)  # the address is locked, whoever it is
-    assert_lockout_page(response)
+
+def test_spraying_many_accounts_from_one_address_locks_the_address(make_user, settings):
+    """One guess each at many usernames: no pair comes near its limit, the
+    address's failures together do."""
+    make_user("editor")
+    address_limit = settings.NALARKU_LOGIN_ADDRESS_LIMIT
+    for failure in range(1, address_limit):
+        shown = warning(log_in(A, f"tebakan{failure}", "salah")[0])
+        if address_limit - failure > 2:
+            assert shown is None
+        else:
+            assert shown == (f"{address_limit - failure} percobaan lagi sebelum masuk dari alamat jaringan ini "
+                             "dikunci sementara untuk semua akun.")
+    for name in ("tebakan-terakhir", "editor"):  # now nobody, whoever it is, from this address
+        response, client = log_in(A, name, PASSWORD)
+        assert_lockout_page(response, "masuk dari alamat ini dikunci sementara untuk semua akun")
+        assert "_auth_user_id" not in client.session
+    assert logged_in(*log_in(B, "editor", PASSWORD))
+
+
+def test_guessing_one_account_from_many_addresses_locks_it_except_where_it_logs_in(make_user, settings,
+                                                                                  login_limit):
+    """The account-wide limit would let anyone who knows a username lock it
+    out; it spares the addresses the account has logged in from."""
+    make_user("editor")
+    assert logged_in(*log_in(A, "editor", PASSWORD))  # the newsroom: known to the account from now on
+    account_limit = settings.NALARKU_LOGIN_ACCOUNT_LIMIT
+    for i in range(account_limit - 1):  # one guess from each address: no pair near its limit
+        assert log_in(f"192.0.2.{10 + i}", "editor", "salah")[0].status_code == 200
+    assert_lockout_page(log_in("192.0.2.99", "editor", "salah")[0], "untuk akun ini dari berbagai alamat jaringan")
+
+    response, client = log_in(C, "editor", PASSWORD)  # a fresh address: refused
+    assert_lockout_page(response, "untuk akun ini dari berbagai alamat jaringan")
     assert "_auth_user_id" not in client.session
-    assert logged_in(*log_in(B, "editor", PASSWORD))  # the account itself is not
+    assert logged_in(*log_in(A, "editor", PASSWORD))  # the known one: in
+    for _ in range(login_limit - 1):  # and there only the pair's own limit applies
+        assert log_in(A, "editor", "salah")[0].status_code == 200
+    assert logged_in(*log_in(A, "editor", PASSWORD))
 
 
 def test_a_forged_forwarded_for_does_not_give_a_fresh_address(make_user, login_limit):
-    """Without NALARKU_TRUSTED_PROXIES the header is the client's own word."""
+    """Without NALARKU_TRUSTED_PROXIES the header is the client's own word:
+    trusted, it would make every guess a fresh account+address pair."""
     for i in range(login_limit):
-        response, _ = log_in(A, f"tebakan{i}", "salah", HTTP_X_FORWARDED_FOR=f"192.0.2.{i + 1}")
+        response, _ = log_in(A, "editor", "salah", HTTP_X_FORWARDED_FOR=f"192.0.2.{i + 1}")
     assert_lockout_page(response)
     assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {A}
 
 
-def test_a_successful_login_resets_the_accounts_count(make_user, login_limit):
+def test_a_successful_login_resets_the_pairs_count_only(make_user, login_limit):
     make_user("editor")
+    assert log_in(C, "editor", "salah")[0].status_code == 200
     for _ in range(2):  # twice the limit in failures, with a success between
         for _ in range(login_limit - 1):
             assert log_in(B, "editor", "salah")[0].status_code == 200
         assert logged_in(*log_in(B, "editor", PASSWORD))
-    assert not AccessAttempt.objects.filter(username="editor").exists()
+    assert not AccessAttempt.objects.filter(username="editor", ip_address=B).exists()
+    # Not its failures from elsewhere: its owner's login would restart a guess's count from many addresses.
+    assert AccessAttempt.objects.get(username="editor").ip_address == C
 
 
-def test_logging_into_ones_own_account_does_not_reset_the_address(make_user, login_limit):
+def test_logging_into_ones_own_account_does_not_reset_the_address(make_user, settings):
     """Else anyone with an account could guess others' passwords for ever,
     logging into their own between guesses."""
+    settings.NALARKU_LOGIN_ADDRESS_LIMIT = 10
     make_user("orang-dalam")
-    for i in range(login_limit - 1):
+    for i in range(9):
         assert log_in(A, f"korban{i}", "salah")[0].status_code == 200
     assert logged_in(*log_in(A, "orang-dalam", PASSWORD))
-    assert_lockout_page(log_in(A, "korban-lagi", "salah")[0])
+    assert AccessAttempt.objects.filter(ip_address=A).count() == 9
+    assert_lockout_page(log_in(A, "korban-lagi", "salah")[0], "untuk semua akun")
 
 
 def test_the_lock_lifts_once_the_cool_off_has_passed(make_user, login_limit):
@@ -142,17 +222,49 @@ def test_the_lock_lifts_once_the_cool_off_has_passed(make_user, login_limit):
     assert logged_in(*log_in(A, "editor", PASSWORD))
 
 
-def test_an_admin_sees_and_clears_a_lockout(admin_client, make_user, login_limit):
+def test_an_admin_sees_and_unlocks_an_account(admin_client, make_user, login_limit):
+    make_user("editor")
+    for _ in range(login_limit):
+        log_in(A, "editor", "salah")
+    log_in(A, "editor", "salah", HTTP_USER_AGENT="peramban-lain")  # a second row for the same pair
+    log_in(B, "editor", "salah")
+    log_in(A, "produk", "salah")
+    rows = AccessAttempt.objects.filter(username="editor", ip_address=A)
+    assert rows.count() == 2
+    assert admin_client.get(reverse("admin:index")).status_code == 200
+    listing = admin_client.get(reverse("admin:axes_accessattempt_changelist"), {"q": "editor"})
+    assert listing.status_code == 200 and "editor" in listing.content.decode()
+    assert "Buka kunci akun terpilih" in listing.content.decode()
+    assert admin_client.get(reverse("admin:axes_accessattempt_change", args=[rows[0].pk])).status_code == 200
+    assert admin_client.get(reverse("admin:axes_accesslog_changelist")).status_code == 200
+
+    done = admin_client.post(reverse("admin:axes_accessattempt_changelist"),
+                             {"action": "unlock_accounts", "_selected_action": [rows[0].pk]}, follow=True)
+    assert done.status_code == 200 and "Kunci akun editor dibuka: 3 catatan" in done.content.decode()
+    assert list(AccessAttempt.objects.values_list("username", flat=True)) == ["produk"]  # only editor's, all
+    assert logged_in(*log_in(A, "editor", PASSWORD))
+
+
+def test_an_admin_unlocks_an_address(admin_client, make_user, settings):
+    settings.NALARKU_LOGIN_ADDRESS_LIMIT = 10
+    make_user("editor")
+    for i in range(10):
+        log_in(A, f"tebakan{i}", "salah")
+    log_in(B, "tebakan0", "salah")
+    assert_lockout_page(log_in(A, "editor", PASSWORD)[0], "untuk semua akun")
+    one = AccessAttempt.objects.filter(ip_address=A).first()
+    done = admin_client.post(reverse("admin:axes_accessattempt_changelist"),
+                             {"action": "unlock_addresses", "_selected_action": [one.pk]}, follow=True)
+    assert done.status_code == 200 and f"Kunci alamat {A} dibuka: 11 catatan" in done.content.decode()
+    assert list(AccessAttempt.objects.values_list("ip_address", flat=True)) == [B]
+    assert logged_in(*log_in(A, "editor", PASSWORD))
+
+
+def test_the_generic_delete_still_unlocks_the_row(admin_client, make_user, login_limit):
     make_user("editor")
     for _ in range(login_limit):
         log_in(A, "editor", "salah")
     attempt = AccessAttempt.objects.get(username="editor")
-    assert admin_client.get(reverse("admin:index")).status_code == 200
-    listing = admin_client.get(reverse("admin:axes_accessattempt_changelist"), {"q": "editor"})
-    assert listing.status_code == 200 and "editor" in listing.content.decode()
-    assert admin_client.get(reverse("admin:axes_accessattempt_change", args=[attempt.pk])).status_code == 200
-    assert admin_client.get(reverse("admin:axes_accesslog_changelist")).status_code == 200
-
     deleted = admin_client.post(reverse("admin:axes_accessattempt_changelist"),
                                 {"action": "delete_selected", "_selected_action": [attempt.pk], "post": "yes"})
     assert deleted.status_code == 302 and not AccessAttempt.objects.exists()

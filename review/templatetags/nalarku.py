@@ -33,8 +33,12 @@ LABELS = {
     # relations
     "cites": "mengutip", "supersedes": "menggantikan", "contradicts": "bertentangan dengan",
     "motivates": "mendasari", "rejects": "menolak", "related": "terkait",
+    # search stages (their timings on the search desk)
+    "embed": "vektor kueri", "sql": "kueri basis data", "expand": "relasi", "rerank": "urut ulang",
     # search modes
     "hybrid": "hibrida", "lexical": "leksikal", "vector": "semantik",
+    # chunk kinds
+    "paragraph": "paragraf", "list": "daftar", "table": "tabel", "code": "kode", "mixed": "campuran",
 }
 
 

@@ -38,7 +38,7 @@
     sayAt(event.detail.requestConfig ? event.detail.requestConfig.elt : event.detail.elt, message, login);
     if (login) {  // the nav's "Keluar (…)" no longer holds
       var logout = document.querySelector(".topbar nav form.inline");
-      if (logout) logout.hidden = true;
+      if (logout) logout.style.display = "none";
     }
   });
 

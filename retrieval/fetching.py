@@ -31,6 +31,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from .converters import MAX_FILE_BYTES, ConversionError, convert
+from .http import transport_problem
 from .ingestion import RevisionInput, SubmitResult, revision_index, revision_submit
 from .models import Document
 
@@ -200,7 +201,13 @@ def _http_problem(status: int) -> str:
 def _translated(exc: httpx.HTTPError, timeout: float | None) -> FetchError:
     if isinstance(exc, httpx.TimeoutException):
         return FetchError("server tidak menjawab dalam batas waktu" + (f" {timeout:g} detik" if timeout else ""))
-    return FetchError(f"tidak dapat dihubungi ({type(exc).__name__})")
+    if isinstance(exc, httpx.TransportError):
+        return FetchError(transport_problem(exc))
+    if isinstance(exc, httpx.TooManyRedirects):
+        return FetchError("terlalu banyak pengalihan (redirect)")
+    if isinstance(exc, httpx.DecodingError):
+        return FetchError("isi jawaban server tidak dapat didekode")
+    return FetchError("permintaan gagal")
 
 
 def _read(body: bytes, response: httpx.Response, url: str) -> Fetched:

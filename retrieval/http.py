@@ -20,6 +20,23 @@ class ServiceError(RuntimeError):
         self.transient = transient
 
 
+# What a transport failure means, in the words an editor or admin reads
+# (httpx's class names are not an explanation).
+_TRANSPORT_MEANINGS = (
+    (httpx.ConnectError, "koneksi ditolak atau alamat tidak ditemukan"),
+    (httpx.RemoteProtocolError, "server memutus sambungan"),
+    (httpx.ProxyError, "proxy menolak sambungan"),
+    (httpx.UnsupportedProtocol, "alamat bukan http:// atau https://"),
+    (httpx.NetworkError, "sambungan terputus"),
+)
+
+
+def transport_problem(exc: httpx.TransportError) -> str:
+    """Why a request got no reply, e.g. "tidak dapat dihubungi (koneksi ditolak …)"."""
+    meaning = next((text for kind, text in _TRANSPORT_MEANINGS if isinstance(exc, kind)), "sambungan gagal")
+    return f"tidak dapat dihubungi ({meaning})"
+
+
 def post_json(url: str, payload: dict[str, Any], *, headers: dict[str, str] | None = None,
               timeout: float = 30.0, retries: int = 2, backoff: float = 0.5,
               error: type[ServiceError] = ServiceError, service: str = "server") -> Any:
@@ -35,7 +52,7 @@ def post_json(url: str, payload: dict[str, Any], *, headers: dict[str, str] | No
         except httpx.TimeoutException:
             problem, transient = f"{service}: tidak menjawab dalam {timeout:g} detik", True
         except httpx.TransportError as exc:
-            problem, transient = f"{service}: tidak dapat dihubungi ({type(exc).__name__})", True
+            problem, transient = f"{service}: {transport_problem(exc)}", True
         else:
             if response.status_code < 400:
                 try:

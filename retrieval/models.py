@@ -340,7 +340,7 @@ class Relation(models.Model):
         verbose_name_plural = "relasi"
 
     def __str__(self) -> str:
-        return f"{self.source.key} {self.type} {self.target_key}"
+        return f"{self.source.key} {self.get_type_display()} {self.target_key}"
 
 
 class Term(models.Model):

@@ -100,7 +100,7 @@ class Answer(models.Model):
         verbose_name_plural = "jawaban"
 
     def __str__(self) -> str:
-        return f"Jawaban {self.pk} untuk Q{self.question_id} ({self.status})"
+        return f"Jawaban {self.pk} untuk Q{self.question_id} ({self.get_status_display()})"
 
 
 class ClaimReview(models.TextChoices):

@@ -11,6 +11,7 @@ import html
 import io
 import statistics
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import matplotlib
@@ -18,12 +19,13 @@ import matplotlib
 matplotlib.use("Agg")  # no display on servers and CI
 import matplotlib.pyplot as plt  # noqa: E402
 from django.db.models import QuerySet  # noqa: E402
-from django.utils import timezone  # noqa: E402
+from django.utils import formats, timezone  # noqa: E402
 
 from .dashboard import lookup_stats  # noqa: E402
 from .evaluation import MEASURES  # noqa: E402
 from .models import Answer, Claim, EvalRun  # noqa: E402
 from .reviewing import Reader, answers_visible_to, can_review, claims_visible_to  # noqa: E402
+from .templatetags.nalarku import label  # noqa: E402
 
 STAGES = ("embed", "sql", "rerank", "expand", "context", "generate", "validate", "persist")
 MODE_COLORS = {"lexical": "#8aa9d6", "vector": "#6cbf8e", "hybrid": "#1f5fbf", "hybrid+rerank": "#a35b00"}
@@ -47,6 +49,29 @@ class Section:
 class Report:
     generated_at: str
     sections: list[Section]
+
+
+# The answers table's measures, as the editor reads them.
+MEASURE_LABELS = {
+    "decision_accuracy": "akurasi keputusan", "answer_in_claims": "jawaban di klaim",
+    "wrong_refusal_rate": "salah menolak", "refusal_rate_unanswerable": "menolak yang tak terjawab",
+    "answered_unanswerable": "menjawab yang tak terjawab", "confident_wrong_rate": "yakin tetapi salah",
+    "status_accuracy": "akurasi status", "conflict_precision": "presisi konflik", "conflict_recall": "recall konflik",
+    "citation_validity": "kutipan sah", "claim_support_rate": "klaim didukung", "gold_cited_rate": "bukti emas dikutip",
+}
+BY_LABELS = {"editor": "editor", "category": "kategori"}
+NO_DATA = "(belum ada data)"
+
+
+def _num(value: float, places: int) -> str:
+    """A number as Indonesian writes it (93,2), like the rest of the desk."""
+    return formats.number_format(value, decimal_pos=places, use_l10n=True)
+
+
+def _when(generated_at: str) -> str:
+    """``generated_at`` (ISO, kept for machines) as the reader's local date and time."""
+    moment = timezone.localtime(datetime.fromisoformat(generated_at))
+    return formats.date_format(moment, "DATETIME_FORMAT", use_l10n=True)
 
 
 def _png(fig: plt.Figure) -> bytes:
@@ -79,8 +104,8 @@ def _retrieval_section(runs: list[EvalRun]) -> Section:
         for mode, values in run.metrics.items():
             if "all" in values:
                 rows.append([_source(run), f"#{run.pk}", mode, str(values["queries"])]
-                            + [f"{values['all'][n]:.4f}" for n in names]
-                            + [f"{values['latency_ms']['p50']:.0f}", f"{values['latency_ms']['p95']:.0f}"])
+                            + [_num(values['all'][n], 4) for n in names]
+                            + [_num(values['latency_ms']['p50'], 0), _num(values['latency_ms']['p95'], 0)])
     section.tables.append(Table(["sumber", "run", "mode", "kueri", *names, "p50 ms", "p95 ms"], rows))
     if rows:
         fig, ax = plt.subplots(figsize=(8, 3.6))
@@ -126,11 +151,11 @@ def _latency_section(answers: QuerySet[Answer]) -> Section:
                 timings[stage].append(float(answer_timings[stage]))
     present = [s for s in STAGES if timings[s]]
     section.tables.append(Table(["tahap", "jawaban", "p50 ms", "p95 ms"], [
-        [s, str(len(timings[s])), f"{statistics.median(timings[s]):.0f}",
-         f"{sorted(timings[s])[min(len(timings[s]) - 1, int(0.95 * len(timings[s])))]:.0f}"] for s in present]))
+        [label(s), str(len(timings[s])), _num(statistics.median(timings[s]), 0),
+         _num(sorted(timings[s])[min(len(timings[s]) - 1, int(0.95 * len(timings[s])))], 0)] for s in present]))
     if present:
         fig, ax = plt.subplots(figsize=(8, 3.2))
-        ax.barh(present, [statistics.median(timings[s]) for s in present], color="#1f5fbf")
+        ax.barh([label(s) for s in present], [statistics.median(timings[s]) for s in present], color="#1f5fbf")
         ax.set_xlabel("median ms")
         ax.invert_yaxis()
         ax.set_title("Alur jawaban: median waktu per tahap")
@@ -145,8 +170,8 @@ def _lookup_section(claims: QuerySet[Claim]) -> Section:
                                                "editor, dalam detik.")
     for by in ("editor", "category"):
         stats = lookup_stats(by, claims=claims)
-        section.tables.append(Table([{"editor": "editor", "category": "kategori"}[by], "keputusan", "median s", "p90 s", "didukung", "perlu ditinjau"],
-                                    [[s.label, str(s.count), f"{s.median_s}", f"{s.p90_s}", str(s.supported),
+        section.tables.append(Table([BY_LABELS[by], "keputusan", "median s", "p90 s", "didukung", "perlu ditinjau"],
+                                    [[s.label, str(s.count), _num(s.median_s, 1), _num(s.p90_s, 1), str(s.supported),
                                       str(s.needs_review)] for s in stats]))
         if stats:
             fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(stats)))
@@ -156,7 +181,7 @@ def _lookup_section(claims: QuerySet[Claim]) -> Section:
             ax.invert_yaxis()
             ax.set_xlabel("detik")
             ax.legend(fontsize=8)
-            ax.set_title(f"Waktu mencari bukti per {by}")
+            ax.set_title(f"Waktu mencari bukti per {BY_LABELS[by]}")
             section.figures.append((f"lookup_by_{by}", _png(fig)))
     return section
 
@@ -209,8 +234,8 @@ def _answers_section() -> Section:
         by_generator = run.metrics if "cases" not in run.metrics else {run.config.get("generator", "?"): run.metrics}
         for generator, metrics in by_generator.items():
             rows.append([_source(run), f"#{run.pk}", generator, str(metrics.get("cases"))]
-                        + ["—" if metrics.get(k) is None else f"{metrics[k]:.3f}" for k in keys])
-    section.tables.append(Table(["set", "run", "generator", "kasus", *keys], rows))
+                        + ["—" if metrics.get(k) is None else _num(metrics[k], 3) for k in keys])
+    section.tables.append(Table(["set", "run", "generator", "kasus", *(MEASURE_LABELS[k] for k in keys)], rows))
     return section
 
 
@@ -227,8 +252,8 @@ def _chunking_section() -> Section | None:
     for label, run in sorted(latest.items()):
         values = run.metrics.get("hybrid", {}).get("all", {})
         rows.append([label.removeprefix("chunking:"), f"#{run.pk}", str(run.config["index"]["active_chunks"]),
-                     f"{values.get('nDCG@10', 0):.4f}", f"{values.get('R@10', 0):.4f}",
-                     f"{values.get('RR@10', 0):.4f}"])
+                     _num(values.get('nDCG@10', 0), 4), _num(values.get('R@10', 0), 4),
+                     _num(values.get('RR@10', 0), 4)])
     section.tables.append(Table(["pengaturan", "run", "potongan", "nDCG@10", "R@10", "MRR@10"], rows))
     fig, ax = plt.subplots(figsize=(7, 3))
     ax.bar([r[0] for r in rows], [float(r[3]) for r in rows], color="#1f5fbf")
@@ -259,7 +284,7 @@ def build_report(viewer: Reader | None = None) -> Report:
 
 def _md_table(table: Table) -> str:
     if not table.rows:
-        return "_(no data yet)_\n"
+        return f"_{NO_DATA}_\n"
     lines = ["| " + " | ".join(table.header) + " |", "|" + "---|" * len(table.header)]
     lines += ["| " + " | ".join(row) + " |" for row in table.rows]
     return "\n".join(lines) + "\n"
@@ -267,7 +292,7 @@ def _md_table(table: Table) -> str:
 
 def _html_table(table: Table) -> str:
     if not table.rows:
-        return "<p><em>(no data yet)</em></p>"
+        return f"<p><em>{NO_DATA}</em></p>"
     head = "".join(f"<th scope='col'>{html.escape(h)}</th>" for h in table.header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in table.rows)
     return f"<table class='table'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -275,7 +300,7 @@ def _html_table(table: Table) -> str:
 
 def report_html(report: Report, *, inline: bool, image_dir: str = "") -> str:
     """The report's body; images inline (base64) for the UI, or as files."""
-    parts = [f"<p class='meta'>Dibuat {html.escape(report.generated_at)}</p>"]
+    parts = [f"<p class='meta'>Dibuat {html.escape(_when(report.generated_at))}</p>"]
     for section in report.sections:
         parts.append(f"<h2>{html.escape(section.title)}</h2><p>{html.escape(section.text)}</p>")
         parts += [_html_table(t) for t in section.tables]
@@ -289,7 +314,7 @@ def report_html(report: Report, *, inline: bool, image_dir: str = "") -> str:
 def write_report(report: Report, directory: Path) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    md = [f"# Laporan evaluasi Nalarku\n\nDibuat {report.generated_at}.\n"]
+    md = [f"# Laporan evaluasi Nalarku\n\nDibuat {_when(report.generated_at)}.\n"]
     for section in report.sections:
         md.append(f"## {section.title}\n\n{section.text}\n")
         md += [_md_table(t) for t in section.tables]
@@ -299,9 +324,9 @@ def write_report(report: Report, directory: Path) -> list[Path]:
             written.append(path)
             md.append(f"![{name}]({name}.png)\n")
     (directory / "report.md").write_text("\n".join(md), encoding="utf-8")
-    page = ("<!doctype html><html lang='en'><meta charset='utf-8'><title>Nalarku evaluation report</title>"
+    page = ("<!doctype html><html lang='id'><meta charset='utf-8'><title>Laporan evaluasi Nalarku</title>"
             "<style>body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem}"
             "table{border-collapse:collapse;margin:.6rem 0}td,th{border-bottom:1px solid #ddd;padding:.3rem .5rem;"
-            "text-align:left}</style><h1>Nalarku evaluation report</h1>" + report_html(report, inline=False))
+            "text-align:left}</style><h1>Laporan evaluasi Nalarku</h1>" + report_html(report, inline=False))
     (directory / "report.html").write_text(page, encoding="utf-8")
     return [directory / "report.md", directory / "report.html", *written]

@@ -35,6 +35,8 @@ LABELS = {
     "motivates": "mendasari", "rejects": "menolak", "related": "terkait",
     # search stages (their timings on the search desk)
     "embed": "vektor kueri", "sql": "kueri basis data", "expand": "relasi", "rerank": "urut ulang",
+    # answer stages (the report's latency table)
+    "context": "konteks", "generate": "menyusun klaim", "validate": "validasi", "persist": "menyimpan",
     # search modes
     "hybrid": "hibrida", "lexical": "leksikal", "vector": "semantik",
     # chunk kinds

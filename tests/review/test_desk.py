@@ -114,8 +114,12 @@ def test_queue_and_history(client, archive, make_user):
     editor = make_user("editor", reviewer=True)
     client.force_login(editor)
     answer = question_ask(text=QUESTION, user=editor, category="ketersediaan").answer
+    as_of = question_ask(text=QUESTION, user=editor, as_of=date(2026, 3, 15)).answer
     queue = client.get(reverse("queue")).content.decode()
     assert reverse("answer", args=[answer.pk]) in queue
+    # The two rows of the same question differ by the date they were asked for.
+    row = queue[queue.index(reverse("answer", args=[as_of.pk])):]
+    assert row[:row.index("</td>")].count("(per tanggal 2026-03-15)") == 1
     history = client.get(reverse("history"), {"status": "needs_review", "category": "ketersediaan"})
     assert reverse("answer", args=[answer.pk]) in history.content.decode()
     empty = client.get(reverse("history"), {"q": "tidak ada pertanyaan seperti ini"}, **HX).content.decode()

@@ -5,6 +5,7 @@ judge against a loopback server, regression cases from review."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 
 import pytest
@@ -231,6 +232,12 @@ def test_report_has_tables_and_real_plots(archive, eval_file, tmp_path, client, 
     client.force_login(make_user("editor"))
     page = client.get(reverse("report")).content.decode()
     assert "data:image/png;base64," in page and "nDCG@10" in page
+    # Indonesian throughout: no English filler, a local date, decimal commas.
+    md = (tmp_path / "rep" / "report.md").read_text()
+    for english in ("no data yet", "per category", "evaluation report", "decision_accuracy"):
+        assert english not in md and english not in page, english
+    assert "(belum ada data)" in page and not re.search(r"Dibuat \d{4}-\d\d-\d\dT", page)
+    assert re.search(r"\| \d,\d{4} \|", md), "nDCG figures with a decimal comma"
 
 
 def test_chunking_experiment_in_its_own_collection(archive, eval_file, make_revision):

@@ -65,7 +65,7 @@ INSTALLED_APPS = [
     "template_partials",
     "csp",
     "auditlog",
-    "axes",
+    "review.audit.AxesConfig",  # django-axes, named in Indonesian in the admin
     "retrieval",
     "review",
 ]
@@ -150,6 +150,10 @@ LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "id"
+# Indonesian for what Django's and the libraries' own catalogs leave in
+# English (auditlog, parts of axes, two strings of the admin's widgets);
+# compiled .mo files are committed (locale/README.md).
+LOCALE_PATHS = [BASE_DIR / "locale"]
 FORMAT_MODULE_PATH = ["nalarku_site.formats"]
 TIME_ZONE = "Asia/Jakarta"
 USE_I18N = True

@@ -9,10 +9,13 @@ from pathlib import Path
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.options import IS_POPUP_VAR
+from django.contrib.admin.templatetags.admin_urls import add_preserved_filters
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import models
 from django.db.models import Count, Q, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseRedirect
+from django.urls import reverse
 from django.utils.html import format_html
 
 from . import ingestion, sources
@@ -183,6 +186,11 @@ class RevisionAddForm(forms.ModelForm):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self.fields["content"].required = False
+        # The title typed here is the only title this form changes: left
+        # empty, the revision takes the document's, which stays as it is.
+        self.fields["title"].required = False
+        self.fields["title"].help_text = ("Judul pada revisi ini; juga menjadi judul dokumen bila isinya "
+                                          "berubah. Kosongkan untuk memakai judul dokumen sekarang.")
         self.page_starts: list[int] = []
 
     def clean(self) -> dict:
@@ -212,14 +220,19 @@ class RevisionAddForm(forms.ModelForm):
 
 @admin.register(Revision)
 class RevisionAdmin(ByDocument, admin.ModelAdmin):
-    list_display = ("__str__", "title", "document_date", "fetched_at", "indexed_at", "status_display",
-                    "attempts", "short_error")
+    # Status and error first after the title, and no "fetched" column (the
+    # date hierarchy above the list is by it): the list fits a 1366 px screen.
+    list_display = ("__str__", "title", "status_display", "short_error", "document_date", "indexed_at",
+                    "attempts")
     list_filter = ("status", "format", "document__source_type")
     search_fields = ("document__key", "title", "error")
     list_select_related = ("document",)
     actions = ["reindex"]
     inlines = [ChunkInline]
     date_hierarchy = "fetched_at"
+
+    class Media:
+        css = {"all": ["css/admin.css"]}
 
     def get_fields(self, request: HttpRequest, obj: Revision | None = None) -> tuple[str, ...]:
         if obj is None:
@@ -242,6 +255,10 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
         return super().get_form(request, obj, **kwargs)
 
     def save_model(self, request: HttpRequest, obj: Revision, form, change: bool) -> None:  # noqa: ANN001
+        """A new revision goes through the ingestion service, which keeps the
+        numbering and enqueues it. Content equal to the newest revision's
+        changes nothing — no revision, and the document keeps its title and
+        settings; ``obj`` then stands for that newest revision."""
         if change:
             return
         document = obj.document
@@ -251,14 +268,40 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
             groups=list(document.groups.values_list("name", flat=True)), public=document.public,
             collection=document.collection, page_starts=getattr(form, "page_starts", []),
         )
-        result = ingestion.revision_submit(data=data)
+        result = ingestion.revision_submit(data=data, update_unchanged=False)
+        saved = result.revision or document.revisions.order_by("-number").first()
+        # The form's instance becomes the saved row, so the admin's history
+        # entry and redirects name the real revision ("D03:r4", not "D03:rNone").
+        for field in Revision._meta.concrete_fields:
+            setattr(obj, field.attname, getattr(saved, field.attname))
+        obj._state.adding, obj._state.db = False, saved._state.db
         if result.revision is None:
-            latest = document.revisions.order_by("-number").first()
-            messages.warning(request, "Isi sama dengan revisi terakhir; tidak ada revisi baru.")
-            obj.pk = latest.pk if latest else None
+            obj.submit_outcome = (messages.WARNING, f"Isi sama dengan revisi terakhir ({saved.key}); "
+                                                    "tidak ada revisi baru dan dokumen tidak diubah.")
         else:
-            obj.pk = result.revision.pk
-            messages.info(request, f"Revisi {result.revision.key} disimpan dan diantrikan untuk diindeks.")
+            obj.submit_outcome = (messages.SUCCESS, f"Revisi {saved.key} ditambahkan dan diantrikan untuk "
+                                                    "diindeks.")
+
+    def log_addition(self, request: HttpRequest, obj: Revision, message: object):  # noqa: ANN201
+        if getattr(obj, "submit_outcome", (None,))[0] == messages.WARNING:
+            return None  # nothing was added
+        return super().log_addition(request, obj, message)
+
+    def response_add(self, request: HttpRequest, obj: Revision,  # noqa: ANN201
+                     post_url_continue: str | None = None):
+        """Only the service's outcome as the message: Django's own ("… berhasil
+        ditambahkan") would also follow an upload that added nothing."""
+        outcome = getattr(obj, "submit_outcome", None)
+        if outcome is None or IS_POPUP_VAR in request.POST:
+            return super().response_add(request, obj, post_url_continue)
+        self.message_user(request, outcome[1], outcome[0])
+        if "_addanother" in request.POST:
+            context = {"preserved_filters": self.get_preserved_filters(request), "opts": self.opts}
+            return HttpResponseRedirect(add_preserved_filters(context, request.path))
+        if "_continue" in request.POST:
+            return HttpResponseRedirect(reverse("admin:retrieval_revision_change", args=[obj.pk],
+                                                current_app=self.admin_site.name))
+        return self.response_post_save_add(request, obj)
 
     @admin.display(description="status")
     def status_display(self, obj: Revision) -> str:
@@ -266,7 +309,9 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
 
     @admin.display(description="galat")
     def short_error(self, obj: Revision) -> str:
-        return (obj.error[:80] + "…") if len(obj.error) > 80 else obj.error
+        if len(obj.error) <= 60:
+            return obj.error
+        return format_html('<span title="{}">{}…</span>', obj.error, obj.error[:60])
 
     @admin.action(description="Indeks ulang revisi terpilih", permissions=["change"])
     def reindex(self, request: HttpRequest, queryset: QuerySet[Revision]) -> None:
@@ -337,6 +382,9 @@ class SourceTypeAdmin(admin.ModelAdmin):
     list_editable = ("label", "authority")
     list_filter = ("created_by_ingest",)
     search_fields = ("key", "label")
+
+    class Media:
+        css = {"all": ["css/admin.css"]}  # a narrower label input: the document count stays in view
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[SourceType]:
         # Counted over what this admin may read: a count of hidden documents is a leak.

@@ -74,16 +74,25 @@ class SubmitResult:
 # --- submit ---------------------------------------------------------------------------
 
 @transaction.atomic
-def revision_submit(*, data: RevisionInput, enqueue: bool = True) -> SubmitResult:
+def revision_submit(*, data: RevisionInput, enqueue: bool = True,
+                    update_unchanged: bool = True) -> SubmitResult:
     """Create or update the document ``data.key`` and add a pending revision
     unless the content equals the newest revision's. Metadata (title, groups,
-    public flag …) is updated either way and takes effect at the next query."""
+    public flag …) is updated either way and takes effect at the next query —
+    unless ``update_unchanged`` is False: then unchanged content leaves the
+    document exactly as it was (the admin's revision form: a re-upload of the
+    same file must not rename the document)."""
+    digest = content_hash(data.content)
     source_type_created = SourceType.ensure(data.source_type)
     document, created = Document.objects.select_for_update().get_or_create(
         key=data.key,
         defaults={"title": data.title, "url": data.url, "source_type_id": data.source_type,
                   "public": data.public, "collection": data.collection},
     )
+    latest = None if created else document.revisions.order_by("-number").first()
+    unchanged = latest is not None and latest.content_hash == digest
+    if unchanged and not update_unchanged:
+        return SubmitResult(document, None, created, [], source_type_created)
     if not created:
         document.title, document.url = data.title, data.url
         document.source_type_id, document.public = data.source_type, data.public
@@ -105,9 +114,7 @@ def revision_submit(*, data: RevisionInput, enqueue: bool = True) -> SubmitResul
     if created:  # relations declared before this document existed
         Relation.objects.filter(target_key=document.key, target=None).update(target=document)
 
-    digest = content_hash(data.content)
-    latest = document.revisions.order_by("-number").first()
-    if latest is not None and latest.content_hash == digest:
+    if unchanged:
         return SubmitResult(document, None, created, groups_created, source_type_created)
 
     revision = Revision.objects.create(

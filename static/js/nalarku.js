@@ -56,6 +56,23 @@
     if (box) box.hidden = true;
   });
 
+  // A filter form that pushes its URL (history's filters) stays in the page
+  // while its results are swapped. htmx's Back restores a snapshot of the
+  // page's HTML, where a field holds its attribute, not what was chosen: so
+  // once results have been swapped in, the fields' attributes are set to the
+  // values those results were asked with, and Back shows them together.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var form = event.detail.requestConfig ? event.detail.requestConfig.elt : null;
+    if (!form || form.tagName !== "FORM" || !form.hasAttribute("hx-push-url") || !form.isConnected) return;
+    form.querySelectorAll("input, select, textarea").forEach(function (field) {
+      if (field.type === "checkbox" || field.type === "radio") field.toggleAttribute("checked", field.checked);
+      else if (field.tagName === "SELECT") {
+        Array.prototype.forEach.call(field.options, function (o) { o.toggleAttribute("selected", o.selected); });
+      } else if (field.tagName === "TEXTAREA") field.textContent = field.value;
+      else field.setAttribute("value", field.value);
+    });
+  });
+
   // <textarea data-limit="2000" aria-describedby="x-count"> with <span id="x-count">:
   // the count as the editor types; over the limit the server refuses, nothing is cut.
   function count(field) {

@@ -2,8 +2,9 @@
 keyboard, write a note with Enter (it decides nothing), have the session end
 mid-review (logged out in another tab), see it said in place with the claim
 row kept, log in again from there and finish — every decision recorded
-exactly once, in the database. Then the search desk: its query and mode
-survive the browser's Back, and a query about nothing in the archive says so."""
+exactly once, in the database. Then the search desk and the history: their
+query, mode and filters survive the browser's Back, and a query about
+nothing in the archive says so."""
 
 from __future__ import annotations
 
@@ -100,6 +101,20 @@ def test_a_day_of_review_with_an_ended_session(page, live_server, demo_subset, w
     assert decided == {pks[0]: "supported", pks[1]: "needs_review", pks[2]: "supported"}
     for pk in pks:  # each decision recorded once: one closed lookup per claim
         assert EvidenceLookup.objects.filter(claim_id=pk, decided_at__isnull=False).count() == 1, pk
+
+    # The history's filters and their results come back together with Back.
+    page.goto(f"{live_server.url}/riwayat/")
+    status = page.get_by_label("Status")
+    status.select_option("needs_review")
+    page.wait_for_url(re.compile(r"status=needs_review"))
+    expect(page.locator("#results tbody tr")).to_have_count(1)
+    status.select_option("insufficient_evidence")
+    page.wait_for_url(re.compile(r"status=insufficient_evidence"))
+    expect(page.locator("#results")).to_contain_text("Tidak ada pertanyaan yang cocok")
+    page.go_back()
+    page.wait_for_url(re.compile(r"status=needs_review"))
+    expect(page.get_by_label("Status")).to_have_value("needs_review")
+    expect(page.locator("#results tbody tr")).to_have_count(1)
     assert not errors, errors
 
 

@@ -27,7 +27,9 @@ How a chunk maps back to its source (tested in
   (without the repeated part and its newline when ``repeated`` is empty).
 * HTML chunks hold the *extracted* text of those spans: the words of a
   chunk's text, leaving out the markers the chunker adds (``-``, ``1.`` for
-  list items and ``|`` between table cells), are the words of the visible
+  list items, ``|`` between table cells, the ``|---|---|`` rule under a
+  table's header row, and the ``\\`` that escapes a ``|`` inside a cell),
+  are the words of the visible
   text nodes inside its repeated spans followed by those inside
   ``[char_start, char_end)``. Visible means: not inside a comment, a hidden
   element (``_hidden``) or an element that is not content (``_HTML_SKIP``).
@@ -50,7 +52,10 @@ from markdown_it import MarkdownIt
 # Enters the embedding cache key: bump it whenever chunk text can change.
 # v3: exact spans; Markdown/text chunks are verbatim source slices; a split
 # list keeps its whole lead-in paragraph; HTML inline runs form one paragraph.
-CHUNKER_VERSION = "structure-v3"
+# v4: an HTML table is a Markdown table (header row, ``|---|`` rule, every
+# column, ``\|`` in cells), so it renders as one; Markdown heading titles
+# (breadcrumbs) are their text without inline markup (no `backticks`).
+CHUNKER_VERSION = "structure-v4"
 
 TokenCounter = Callable[[str], int]
 
@@ -192,7 +197,7 @@ def markdown_blocks(source: str) -> list[Block]:
             continue
         text = source[start:end]
         if token.type == "heading_open":
-            title = tokens[i + 1].content.strip()
+            title = _inline_text(tokens[i + 1])
             blocks.append(Block("heading", title, start, end, level=int(token.tag[1])))
         elif token.type in ("bullet_list_open", "ordered_list_open"):
             items = _items_until_close(tokens, i, source, offsets)
@@ -206,6 +211,19 @@ def markdown_blocks(source: str) -> list[Block]:
             words = _verbatim_words(source, start, end)
             blocks.append(Block("paragraph", text, start, end, parts=_sentences(words, source)))
     return blocks
+
+
+def _inline_text(inline: object) -> str:
+    """What a reader sees of an inline token: its text and code spans without
+    the markup (``Perintah `lintas sync` `` reads "Perintah lintas sync")."""
+    pieces = []
+    for child in getattr(inline, "children", None) or ():
+        if child.type in ("text", "code_inline"):
+            pieces.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            pieces.append(" ")
+    text = " ".join("".join(pieces).split())
+    return text or getattr(inline, "content", "").strip()
 
 
 def _items_until_close(tokens: list, open_index: int, source: str, offsets: list[int]) -> list[Piece]:
@@ -434,42 +452,88 @@ def _html_list_lines(soup: _PositionedSoup, tag: Tag, depth: int = 0) -> list[Pi
     return items
 
 
+_MAX_COLSPAN = 50  # a larger colspan is read as this (a table of 1000 empty columns helps no one)
+
+
+def _table_place(node: Tag | NavigableString, table: Tag) -> tuple[Tag | None, Tag | None]:
+    """The outermost row and cell of ``table`` that hold ``node`` (a nested
+    table is flattened into the cell of the outer one)."""
+    row = cell = None
+    for parent in node.parents:
+        if parent is table:
+            break
+        if parent.name == "tr":
+            row = parent
+        elif parent.name in ("td", "th"):
+            cell = parent
+    return row, cell
+
+
+def _colspan(cell: object) -> int:
+    raw = cell.get("colspan") if isinstance(cell, Tag) else None
+    try:
+        return max(1, min(int(str(raw).strip()), _MAX_COLSPAN))
+    except ValueError:
+        return 1
+
+
+_LOOSE, _ROWLESS = object(), object()  # keys of text outside any cell, of cells outside any row
+
+
 def _html_table(soup: _PositionedSoup, tag: Tag) -> Block | None:
-    """Rows as ``| a | b |`` lines; a nested table is flattened into its cell.
-    Text in the table outside any row (a caption) becomes a row of its own."""
+    """A Markdown table, as a Markdown document writes it: the first row is
+    the header, the ``|---|`` rule follows it, every row has every column
+    (empty cells kept, a ``colspan`` as empty cells after its own) and a
+    ``|`` inside a cell is escaped. The header part is its row and the rule,
+    so a split table repeats both and each piece still renders as a table.
+    Text in the table before its first row (a caption) is a line above the
+    header, repeated with it; text outside any row after it is a row.
+    A nested table is flattened into its cell."""
     rows: list[tuple[object, list[tuple[object, list[NavigableString]]]]] = []
-    for string in _visible(tag):
-        row: object = None
-        cell: object = None
-        for parent in string.parents:
-            if parent is tag:
-                break
-            if parent.name == "tr":
-                row = parent
-            elif parent.name in ("td", "th"):
-                cell = parent
-        row = row if row is not None else ("loose", cell)
-        cell = cell if cell is not None else string
-        if not rows or rows[-1][0] is not row:
-            rows.append((row, []))
+    for node in tag.descendants:
+        is_cell = isinstance(node, Tag) and node.name in ("td", "th")
+        if not is_cell and type(node) is not NavigableString:
+            continue
+        row, cell = _table_place(node, tag)  # type: ignore[arg-type]
+        if is_cell:
+            if cell is not None:
+                continue  # a cell of a nested table: its text is its outer cell's
+            cell = node  # type: ignore[assignment]
+        # Cells outside any row form a row together; text outside any cell is loose.
+        key: object = row if row is not None else _ROWLESS if cell is not None else _LOOSE
+        if not rows or rows[-1][0] is not key:
+            rows.append((key, []))
         cells = rows[-1][1]
-        if not cells or cells[-1][0] is not cell:
-            cells.append((cell, []))
-        cells[-1][1].append(string)
-    lines: list[Piece] = []
-    header = 0
-    for n, (row, cells) in enumerate(rows):
-        texts = [[w for w in _MappedText(soup, strings, " ").words()] for _, strings in cells]
+        cell_key: object = cell if cell is not None else _LOOSE
+        if not cells or cells[-1][0] is not cell_key:
+            cells.append((cell_key, []))
+        if not is_cell:
+            cells[-1][1].append(node)  # type: ignore[arg-type]
+    captions: list[Piece] = []
+    body: list[tuple[list[str], int, int]] = []
+    for key, cells in rows:
+        texts = [_MappedText(soup, strings, " ").words() for _, strings in cells]
         words = [w for cell in texts for w in cell]
         if not words:
             continue
-        line = "| " + " | ".join(" ".join(w.text for w in cell) for cell in texts if cell) + " |"
-        lines.append(Piece(line, words[0].start, words[-1].end))
-        if len(lines) == 1 and isinstance(row, Tag):
-            header = int(row.find("th") is not None or tag.find("thead") is not None)
-    if not lines:
-        return None
-    return _block("table", lines, "\n".join(p.text for p in lines), header=header)
+        if key is _LOOSE and not body:
+            captions.extend(words)
+            continue
+        line: list[str] = []
+        for (cell, _), cell_words in zip(cells, texts, strict=True):
+            line.append(" ".join(w.text for w in cell_words).replace("|", "\\|"))
+            line.extend([""] * (_colspan(cell) - 1))
+        body.append((line, words[0].start, words[-1].end))
+    caption = " ".join(w.text for w in captions)
+    if not body:  # only loose text: a paragraph
+        return _block("paragraph", _sentences(captions, None), caption) if captions else None
+    width = max(len(line) for line, _, _ in body)
+    lines = [Piece("| " + " | ".join(line + [""] * (width - len(line))) + " |", start, end)
+             for line, start, end in body]
+    lines[0] = Piece(lines[0].text + "\n|" + "---|" * width, lines[0].start, lines[0].end)
+    above = [Piece(caption, captions[0].start, captions[-1].end)] if captions else []
+    parts = [*above, *lines]
+    return _block("table", parts, "\n".join(p.text for p in parts), header=len(above) + 1)
 
 
 def _html_code(soup: _PositionedSoup, tag: Tag) -> Block | None:

@@ -17,6 +17,13 @@ unchanged); after rendering, every piece of text between them is wrapped in
 its own ``<mark class="cited">``, so the marking follows the rendered
 elements (a table row's cells, an item's bold words) and never breaks their
 nesting.
+
+HTML sources reach here as the same Markdown tables as Markdown sources
+(the chunker writes the header row and its ``|---|`` rule), so every table
+renders as a ``<table>`` with ``<th>`` header cells. Each table is put in a
+``<div class="table-scroll">`` that scrolls sideways when the table is
+wider than the page (a phone), so its cells need not break their words;
+the wrapper is focusable, so a keyboard can scroll it too.
 """
 
 from __future__ import annotations
@@ -29,6 +36,9 @@ from markdown_it import MarkdownIt
 START, END = "\ue000", "\ue001"
 TAGS = {"p", "br", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "code", "pre", "strong", "em",
         "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "del", "mark"}
+
+TABLE_OPEN = '<div class="table-scroll" tabindex="0"><table>'
+TABLE_CLOSE = "</table></div>"
 
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
 
@@ -47,6 +57,9 @@ def chunk_html(text: str, span: tuple[int, int] | list[int] | None = None) -> Sa
         rendered = _mark(rendered)
     clean = nh3.clean(rendered, tags=TAGS, attributes={"mark": {"class"}}, link_rel=None,
                       strip_comments=True)
+    # After sanitising, so no document text can bring attributes: nh3 leaves
+    # every table tag bare, and the wrapper is this module's own markup.
+    clean = clean.replace("<table>", TABLE_OPEN).replace("</table>", TABLE_CLOSE)
     return mark_safe(clean)  # noqa: S308 — sanitised by nh3 with the allowlist above
 
 

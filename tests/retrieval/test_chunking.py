@@ -189,3 +189,44 @@ def test_hidden_html_is_not_text(count):
     assert "Baterai tahan lama." in text and "Penutup terlihat." in text
     for hidden in ("abaikan", "tersembunyi", "ikon", "tak terlihat"):
         assert hidden not in text
+
+
+def test_an_html_table_is_a_markdown_table(count):
+    """Header row, the rule under it, every column in every row (an empty
+    cell, a colspan), a pipe in a cell escaped, a caption above it."""
+    html = ("<table><caption>Tarif 2026</caption><tr><th>Item</th><th>Tarif</th><th>Catatan</th></tr>"
+            "<tr><td>Egress</td><td></td><td>gratis 1 TB</td></tr>"
+            "<tr><td colspan=2>Sewa LD-4032 a|b</td><td>12 bulan</td></tr>"
+            "<tr><td>Kuota</td></tr></table>")
+    [chunk] = chunk_document(html, "html", count=count, max_tokens=256)
+    assert chunk.kind == "table"
+    assert chunk.text.splitlines() == ["Tarif 2026", "| Item | Tarif | Catatan |", "|---|---|---|",
+                                       "| Egress |  | gratis 1 TB |", "| Sewa LD-4032 a\\|b |  | 12 bulan |",
+                                       "| Kuota |  |  |"]
+
+
+def test_an_html_table_without_header_cells_gets_its_first_row_as_header(count):
+    [chunk] = chunk_document("<table><tr><td>Kode</td><td>Arti</td></tr><tr><td>LD-4032</td><td>Token</td></tr>"
+                             "</table>", "html", count=count, max_tokens=256)
+    assert chunk.text == "| Kode | Arti |\n|---|---|\n| LD-4032 | Token |"
+
+
+def test_a_split_html_table_repeats_its_header_and_rule(count):
+    from review.evidence_html import chunk_html
+
+    rows = "".join(f"<tr><td>LD-40{n:02d}</td><td>Kuota penyimpanan habis untuk akun {n}</td></tr>"
+                   for n in range(30))
+    html = f"<p>Daftar kode:</p><table><thead><tr><th>Kode</th><th>Arti</th></tr></thead>{rows}</table>"
+    chunks = chunk_document(html, "html", count=count, max_tokens=64)
+    assert len(chunks) > 2
+    for chunk in chunks[1:]:
+        assert chunk.text.startswith("Daftar kode:\n| Kode | Arti |\n|---|---|\n| LD-40")
+    for chunk in chunks:
+        rendered = str(chunk_html(chunk.text))
+        assert "<th>Kode</th>" in rendered and "|" not in rendered
+
+
+def test_markdown_heading_breadcrumbs_are_text_without_markup(count):
+    chunks = chunk_document("# Panduan **CLI**\n\n## Perintah `lintas sync`\n\nSinkronkan folder.\n", "markdown",
+                            count=count, max_tokens=256)
+    assert [c.breadcrumb for c in chunks] == ["Panduan CLI > Perintah lintas sync"]

@@ -6,8 +6,8 @@ What "a chunk maps back to its source" means is defined in the docstring of
 * Markdown and plain text: ``text`` is the repeated context (each span in
   ``repeated`` sliced from the source, one per line) followed by the verbatim
   slice ``source[char_start:char_end]``.
-* HTML: the words of ``text`` (without the ``-``/``1.``/``|`` markers the
-  chunker adds) are the words of the visible text inside the repeated spans
+* HTML: the words of ``text`` (without the ``-``/``1.``/``|``/``|---|``
+  markers the chunker adds) are the words of the visible text inside the repeated spans
   and then inside ``[char_start, char_end)``.
 * Own spans are ordered and never overlap; repeated spans lie before the own span.
 
@@ -55,11 +55,13 @@ def visible_words(fragment: str) -> list[str]:
     return text.split()
 
 
-_MARKER = re.compile(r"^(?:\||-|\d+\.)$")
+# List marks, cell pipes and the rule under a table's header row (``|---|---|``).
+_MARKER = re.compile(r"^(?:\||-|\d+\.|\|(?:---\|)+)$")
 
 
 def unmarked(words_: list[str]) -> list[str]:
-    return [w for w in words_ if not _MARKER.match(w)]
+    """Words without the chunker's markers; a ``|`` it escaped in a table cell reads as ``|``."""
+    return [w.replace("\\|", "|") for w in words_ if not _MARKER.match(w)]
 
 
 def assert_maps_back(source: str, fmt: str, chunks: list[ChunkDraft]) -> None:

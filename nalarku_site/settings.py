@@ -41,6 +41,8 @@ SESSION_COOKIE_SECURE = env_bool("NALARKU_SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SESSION_COOKIE_HTTPONLY = True
 SECURE_SSL_REDIRECT = env_bool("NALARKU_SSL_REDIRECT", not DEBUG)
+# A load balancer probes the web processes over plain http inside the network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 SECURE_HSTS_SECONDS = int(os.environ.get("NALARKU_HSTS_SECONDS", "0" if DEBUG else "31536000"))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("NALARKU_HSTS_SUBDOMAINS", True)
 SECURE_HSTS_PRELOAD = env_bool("NALARKU_HSTS_PRELOAD", True)
@@ -214,7 +216,7 @@ CACHES = {
 # the client address is REMOTE_ADDR and the header is ignored, since without a
 # proxy a client could send a fresh address with every attempt.
 NALARKU_TRUSTED_PROXIES = int(os.environ.get("NALARKU_TRUSTED_PROXIES", "0"))
-# Logins (django-axes, failures in the database, admin under "Axes"): lock
+# Logins (django-axes, failures in the database, admin under "Percobaan masuk"): lock
 # one account at one address after this many failures within the cool-off,
 # until the cool-off has passed since the last attempt; colleagues behind the
 # same address are not locked with it (review.throttle explains the scopes).

@@ -4,6 +4,7 @@ from django.templatetags.static import static
 from django.urls import path
 from django.views.generic import RedirectView
 
+from nalarku_site import health
 from review import api as review_api
 from review import views
 
@@ -36,6 +37,9 @@ urlpatterns = [
     path("masuk/", auth_views.LoginView.as_view(), name="login"),
     path("keluar/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    # Load-balancer probes: no login, no detail (nalarku_site/health.py).
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
     # Browsers ask for /favicon.ico on pages without a <link rel=icon> (admin, raw files).
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
 ]

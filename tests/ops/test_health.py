@@ -1,0 +1,50 @@
+"""The load balancer's probes: no login, no detail a stranger could use, and
+readiness that really fails when a dependency does."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from nalarku_site import health
+
+pytestmark = pytest.mark.django_db
+
+
+def test_healthz_answers_anyone_without_touching_the_database(client: Client, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        response = client.get("/healthz")
+    assert response.status_code == 200 and response.json() == {"status": "ok"}
+    assert "no-cache" in response["Cache-Control"] or "max-age=0" in response["Cache-Control"]
+
+
+def test_readyz_is_200_when_every_dependency_answers(client: Client):
+    response = client.get("/readyz")
+    assert response.status_code == 200, response.content
+    assert response.json() == {"status": "ok", "checks": {"database": True, "redis": True, "answer_scorer": True}}
+
+
+def test_readyz_is_503_naming_the_check_but_not_the_reason(client: Client, settings, monkeypatch):
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:9/0"  # nothing listens on the discard port
+    response = client.get("/readyz")
+    body = response.json()
+    assert response.status_code == 503 and body["status"] == "unready"
+    assert body["checks"] == {"database": True, "redis": False, "answer_scorer": True}
+    assert "127.0.0.1" not in json.dumps(body) and "Error" not in json.dumps(body)
+
+
+def test_readyz_fails_when_the_scorer_artefact_cannot_load(client: Client, settings, tmp_path):
+    from review.answers import scorer
+
+    settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "artefact": str(tmp_path / "weg.pkl")}
+    response = client.get("/readyz")
+    assert response.status_code == 503 and response.json()["checks"]["answer_scorer"] is False
+    assert str(tmp_path) not in response.content.decode()
+    assert scorer  # the real loader was used, not a stand-in
+
+
+def test_probes_take_only_get(client: Client):
+    assert client.post("/healthz").status_code == 405 and client.post("/readyz").status_code == 405
+    assert set(health.CHECKS) == {"database", "redis", "answer_scorer"}

@@ -3,7 +3,7 @@
 import os
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import task_failure, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "nalarku_site.settings")
 
@@ -20,3 +20,11 @@ def _warm_start(**_: object) -> None:
 
     if warm_start_enabled():
         warm_up()
+
+
+@task_failure.connect
+def _count_failure(sender: object = None, **_: object) -> None:
+    """Every failed task, counted in Redis for /metrics wherever the worker runs."""
+    from nalarku_site.metrics import task_failure_count
+
+    task_failure_count(getattr(sender, "name", "tidak-dikenal"))

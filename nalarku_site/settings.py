@@ -43,6 +43,8 @@ SESSION_COOKIE_HTTPONLY = True
 SECURE_SSL_REDIRECT = env_bool("NALARKU_SSL_REDIRECT", not DEBUG)
 # A load balancer probes the web processes over plain http inside the network.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+# /metrics for a Prometheus scraper: staff sessions, or this bearer token.
+NALARKU_METRICS_TOKEN = os.environ.get("NALARKU_METRICS_TOKEN", "")
 SECURE_HSTS_SECONDS = int(os.environ.get("NALARKU_HSTS_SECONDS", "0" if DEBUG else "31536000"))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("NALARKU_HSTS_SUBDOMAINS", True)
 SECURE_HSTS_PRELOAD = env_bool("NALARKU_HSTS_PRELOAD", True)
@@ -85,6 +87,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Request latency per view for /metrics (nalarku_site/metrics.py).
+    "nalarku_site.metrics.MetricsMiddleware",
     # An htmx action whose session ended, or that is refused, gets one line to say in place (401/403).
     "review.htmx_errors.HtmxFailureMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -169,6 +173,8 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on every requ
 # --- Celery / Redis --------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 CELERY_BROKER_URL = REDIS_URL
+# The Celery queues whose depth /metrics reports.
+NALARKU_QUEUES = ["celery"]
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = env_bool("NALARKU_TASKS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True

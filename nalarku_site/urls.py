@@ -4,7 +4,7 @@ from django.templatetags.static import static
 from django.urls import path
 from django.views.generic import RedirectView
 
-from nalarku_site import health
+from nalarku_site import health, metrics
 from review import api as review_api
 from review import views
 
@@ -40,6 +40,7 @@ urlpatterns = [
     # Load-balancer probes: no login, no detail (nalarku_site/health.py).
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics.metrics_view, name="metrics"),
     # Browsers ask for /favicon.ico on pages without a <link rel=icon> (admin, raw files).
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
 ]

@@ -24,6 +24,8 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 
+from nalarku_site.metrics import SEARCH_STAGE_SECONDS, stages_observe
+
 from . import graph
 from .embeddings import EmbeddingProvider, embed_query_cached, provider_from_config
 from .http import ServiceError
@@ -294,6 +296,7 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
     if expand and hits:
         with timed(timings, "expand"):
             hits += _expanded(hits, reader=reader, collection=collection, space=space, vector=vector)
+    stages_observe(SEARCH_STAGE_SECONDS, timings)
     return SearchResponse(query, mode_used, hits, timings, degraded, vector)
 
 

@@ -21,6 +21,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
 from django.db.models import Q
 
+from nalarku_site.metrics import ASK_STAGE_SECONDS, stages_observe
 from retrieval.http import ServiceError
 from retrieval.models import Chunk, Document, EmbeddingSpace, Revision
 from retrieval.pages import chunks_located, span_labels
@@ -137,6 +138,7 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
                           conflicts=conflicts, evidence=evidence)
     answer.timings_ms = timings
     answer.save(update_fields=["timings_ms"])
+    stages_observe(ASK_STAGE_SECONDS, timings)
     return Asked(answer, contract_for(answer, user))
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Exchange, Queue
 
 from .embedded_db import embedded_database_url
 
@@ -173,8 +174,29 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on every requ
 # --- Celery / Redis --------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 CELERY_BROKER_URL = REDIS_URL
-# The Celery queues whose depth /metrics reports.
-NALARKU_QUEUES = ["celery"]
+# One queue per kind of work, so an operator can run embedding workers on
+# other machines (same Redis and database): scripts/worker.sh ROLE starts a
+# worker for one queue with its own concurrency. A worker started without
+# -Q (make demo, the tests) takes every queue. "celery" is Celery's default,
+# for tasks without a route.
+NALARKU_QUEUES = ["ingest", "answer", "fetch", "celery"]
+CELERY_TASK_QUEUES = [Queue(name, Exchange(name), routing_key=name) for name in NALARKU_QUEUES]
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {
+    "retrieval.tasks.index_revision": {"queue": "ingest"},
+    "retrieval.tasks.sweep_pending": {"queue": "ingest"},
+    "retrieval.tasks.refresh_lexical_weights": {"queue": "ingest"},
+    "retrieval.tasks.fetch_due_sources": {"queue": "fetch"},
+    "review.tasks.answer_question": {"queue": "answer"},
+}
+# Processes per worker of each role (scripts/worker.sh): embedding is CPU-bound
+# (one process per core); answering waits on the database and embeds one query;
+# fetching waits on the network.
+NALARKU_WORKER_CONCURRENCY = {
+    "ingest": int(os.environ.get("NALARKU_INGEST_CONCURRENCY", "1")),
+    "answer": int(os.environ.get("NALARKU_ANSWER_CONCURRENCY", "2")),
+    "fetch": int(os.environ.get("NALARKU_FETCH_CONCURRENCY", "2")),
+}
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = env_bool("NALARKU_TASKS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True

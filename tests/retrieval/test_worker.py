@@ -4,6 +4,7 @@ celery.contrib.testing, and a prefork worker in its own process."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -56,8 +57,11 @@ def test_broker_down_at_save_then_swept_when_it_returns(purged_queue):
     try:
         revision = submit("W2", "# Tertunda\n\nDisimpan saat Redis mati.")
     finally:
+        # Switching the URL is this test's way of taking the broker away: the
+        # connection pool and the producer pool made for the dead URL go too.
         celery_app.conf.broker_url = good_url
         celery_app._pool = None
+        celery_app.amqp._producer_pool = None
     revision.refresh_from_db()
     assert revision.status == "pending"  # saved, nothing lost
 
@@ -86,3 +90,56 @@ def test_prefork_worker_process_can_embed(purged_queue, tmp_path):
     finally:
         worker.terminate()
         worker.wait(timeout=30)
+
+
+SUCCEEDED = re.compile(r"Task retrieval\.tasks\.index_revision\[[^\]]+\] succeeded")
+
+
+def _worker(name: str, log, queues: str = "ingest") -> subprocess.Popen:  # noqa: ANN001
+    """A real worker process on this test's database, as scripts/worker.sh starts one."""
+    db = connection.settings_dict
+    host = db["HOST"] or db.get("OPTIONS", {}).get("host", "")
+    url = f"postgresql://{db['USER']}@{quote(host, safe='')}/{db['NAME']}"
+    if db.get("PORT"):
+        url = f"postgresql://{db['USER']}@{quote(host, safe='')}:{db['PORT']}/{db['NAME']}"
+    env = {**os.environ, "DATABASE_URL": url, "NALARKU_LOG_LEVEL": "INFO", "NALARKU_WARM_START": "0"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "nalarku_site", "worker", "-Q", queues, "-P", "prefork", "-c", "1",
+         "--hostname", f"{name}@%h", "--without-gossip", "--without-mingle", "--logfile", str(log), "-l", "INFO"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def test_two_ingest_workers_taking_the_same_revision_index_it_once(purged_queue, tmp_path):
+    """Two worker processes on the ingest queue, four deliveries of one
+    revision (its own, and three forced re-indexings): each worker takes
+    some, the revision lock makes them take turns, and the revision ends
+    active with exactly the chunks one indexing makes."""
+    from retrieval.models import Chunk
+    from retrieval.tasks import index_revision
+
+    logs = [tmp_path / "a.log", tmp_path / "b.log"]
+    workers = [_worker("a", logs[0]), _worker("b", logs[1])]
+    try:
+        body = "# Dua pekerja\n\n" + "\n\n".join(
+            f"Paragraf {n}: dua worker mengambil revisi yang sama, hasilnya tetap satu set potongan." for n in range(12))
+        revision = submit("W4", body)
+        for _ in range(3):
+            index_revision.delay(revision.pk, force=True)
+        def finished() -> int:
+            return sum(len(SUCCEEDED.findall(log.read_text())) for log in logs if log.exists())
+
+        assert wait_for(lambda: finished() >= 4, timeout=240), "\n".join(log.read_text() for log in logs
+                                                                          if log.exists())
+    finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.wait(timeout=30)
+    revision.refresh_from_db()
+    assert revision.status == "active"
+    positions = list(Chunk.objects.filter(revision=revision).order_by("position").values_list("position", flat=True))
+    assert positions and positions == list(range(positions[0], positions[0] + len(positions)))
+    assert revision.chunks.filter(embeddings__isnull=True).count() == 0
+    # Both processes worked on it (not one worker doing all four).
+    assert all(SUCCEEDED.search(log.read_text()) for log in logs), [len(SUCCEEDED.findall(log.read_text()))
+                                                                    for log in logs]

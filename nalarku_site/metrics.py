@@ -37,6 +37,8 @@ from prometheus_client.core import REGISTRY, CounterMetricFamily, GaugeMetricFam
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 
+from .replicas import replica_lags
+
 logger = logging.getLogger(__name__)
 
 STAGE_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
@@ -91,12 +93,6 @@ class ScrapeTimeCollector(Collector):
             if seconds is not None:
                 lag.add_metric([alias], seconds)
         yield lag
-
-
-def replica_lags() -> dict[str, float | None]:
-    """Replay lag per replica alias (None: not reachable). Empty without replicas."""
-    lags = getattr(settings, "NALARKU_REPLICA_LAG_READER", None)
-    return lags() if callable(lags) else {}
 
 
 _collector = ScrapeTimeCollector()

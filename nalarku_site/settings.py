@@ -76,6 +76,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a reader's GETs (the session and user included) may go to a read
+    # replica; a writer reads from the primary for a while (nalarku_site/replicas.py).
+    "nalarku_site.replicas.ReplicaReadsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files from the app server itself (gunicorn in `make demo`), compressed and cached.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -140,6 +143,25 @@ DATABASES["default"].setdefault("NAME", "postgres")
 # the permission filter (pgvector ≥ 0.8), so restricted readers get full lists.
 DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
     "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=200")
+# Read replicas (streaming standbys of the primary): NALARKU_REPLICA_URLS,
+# comma-separated, become aliases replica1, replica2, …; nalarku_site/replicas.py
+# says which reads may go there. In tests they mirror the primary for
+# creation and flushing (a standby is read-only); tests/ops/test_replicas.py
+# points them back at the standby's copy of the test database.
+for _n, _url in enumerate([u for u in os.environ.get("NALARKU_REPLICA_URLS", "").split(",") if u.strip()], 1):
+    _replica = dj_database_url.parse(_url.strip(), conn_max_age=DATABASES["default"]["CONN_MAX_AGE"],
+                                     conn_health_checks=True)
+    _replica.setdefault("OPTIONS", {})["options"] = DATABASES["default"]["OPTIONS"]["options"]
+    _replica["TEST"] = {"MIRROR": "default"}
+    DATABASES[f"replica{_n}"] = _replica
+DATABASE_ROUTERS = ["nalarku_site.replicas.ReplicaRouter"]
+NALARKU_REPLICA = {
+    "reads": env_bool("NALARKU_REPLICA_READS", True),
+    "check_seconds": float(os.environ.get("NALARKU_REPLICA_CHECK_SECONDS", "5")),
+    "max_lag_seconds": float(os.environ.get("NALARKU_REPLICA_MAX_LAG_SECONDS", "10")),
+    "retry_seconds": float(os.environ.get("NALARKU_REPLICA_RETRY_SECONDS", "30")),
+    "sticky_seconds": int(os.environ.get("NALARKU_REPLICA_STICKY_SECONDS", "30")),
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # AxesStandaloneBackend only refuses locked-out logins; ModelBackend checks

@@ -22,9 +22,10 @@ import numpy as np
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.db import connection
+from django.db import connections
 
 from nalarku_site.metrics import SEARCH_STAGE_SECONDS, stages_observe
+from nalarku_site.replicas import read_alias
 
 from . import graph
 from .embeddings import EmbeddingProvider, embed_query_cached, provider_from_config
@@ -250,7 +251,10 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
     rerank = rerank is not False and (reranker is not None or rerank is True)
     threshold = rerank_config.get("threshold") if threshold is None else threshold
 
-    space = EmbeddingSpace.objects.filter(is_active=True).first()
+    # One database for the whole search: a replica when the reader may read
+    # from one (nalarku_site/replicas.py), else the primary.
+    db = read_alias()
+    space = EmbeddingSpace.objects.using(db).filter(is_active=True).first()
     vector = None
     if mode != "lexical" and space is not None:
         with timed(timings, "embed"):
@@ -278,7 +282,7 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
         "rrf_k": float(rrf_k), "lexical_weight": float(lexical_weight), "vector_weight": float(vector_weight),
         "convex": fusion == "convex",
     }
-    with timed(timings, "sql"), connection.cursor() as cursor:
+    with timed(timings, "sql"), connections[db].cursor() as cursor:
         cursor.execute(hybrid_sql(space.dimensions if space else 384), params)
         rows = cursor.fetchall()
     hits = [Hit(chunk_id=row[0], evidence_id=row[1], document=row[2], revision=row[3], title=row[4],

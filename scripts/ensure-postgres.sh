@@ -128,6 +128,8 @@ cat >"$etc/pg_hba.conf" <<HBA
 # Written by scripts/ensure-postgres.sh.
 local all  all                 peer
 host  all  $ROLE  127.0.0.1/32  trust
+# The hot standby of scripts/ensure-standby.sh streams WAL as this role.
+host  replication  ${ROLE}_replication  127.0.0.1/32  trust
 HBA
 PORT=$(pg_conftool -s "$PG_MAJOR" "$CLUSTER" show port)
 if pg_lsclusters -h | awk -v v=$PG_MAJOR -v c="$CLUSTER" '$1==v && $2==c && $4=="online" {found=1} END {exit !found}'; then
@@ -141,11 +143,15 @@ fi
 psql_admin() { PGOPTIONS="-c client_min_messages=warning" runuser -u postgres -- psql -X -q -p "$PORT" -v ON_ERROR_STOP=1 "$@" >&2; }
 psql_admin -d postgres <<SQL
 SELECT 'CREATE ROLE $ROLE LOGIN CREATEDB' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$ROLE')\gexec
+SELECT 'CREATE ROLE ${ROLE}_replication LOGIN REPLICATION' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${ROLE}_replication')\gexec
 SELECT 'CREATE DATABASE $DATABASE OWNER $ROLE' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$DATABASE')\gexec
 SQL
 for db in template1 "$DATABASE"; do
-  # UPDATE: a newer package installed since the cluster was made.
-  psql_admin -d "$db" -c "CREATE EXTENSION IF NOT EXISTS vector" -c "ALTER EXTENSION vector UPDATE"
+  # UPDATE: a newer package installed since the cluster was made. The replay
+  # grants (per database, so in template1 for the test databases) let the
+  # replica tests pause a standby's replay to make it lag for real.
+  psql_admin -d "$db" -c "CREATE EXTENSION IF NOT EXISTS vector" -c "ALTER EXTENSION vector UPDATE" \
+    -c "GRANT EXECUTE ON FUNCTION pg_wal_replay_pause(), pg_wal_replay_resume() TO $ROLE"
 done
 log "$(runuser -u postgres -- psql -X -At -p "$PORT" -d "$DATABASE" -c \
   "SELECT 'PostgreSQL ' || current_setting('server_version') || ', pgvector ' || extversion FROM pg_extension WHERE extname = 'vector'")"

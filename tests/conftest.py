@@ -43,6 +43,18 @@ def make_revision(db) -> Callable[..., Revision]:  # noqa: ANN001
 
 
 @pytest.fixture(autouse=True)
+def _replica_reads_only_where_declared(request, settings):  # noqa: ANN001
+    """With read replicas configured (`.ci/run`'s second pass), only tests
+    that declare every database (tests/ops/test_replicas.py) read from them:
+    Django's test isolation refuses queries to a database a test did not
+    declare, and a test's own transaction never reaches a standby."""
+    marker = request.node.get_closest_marker("django_db")
+    declared = marker.kwargs.get("databases") if marker else None
+    if declared != "__all__":
+        settings.NALARKU_REPLICA = {**settings.NALARKU_REPLICA, "reads": False}
+
+
+@pytest.fixture(autouse=True)
 def _own_cache_keys(settings):  # noqa: ANN001
     """Each test counts wrong tokens (review.throttle) under keys of its own:
     the Redis database is shared between runs, and a count left by an

@@ -68,3 +68,9 @@ def test_a_staff_session_may_read_the_metrics(client: Client, make_user):
     response = client.get("/metrics")
     assert response.status_code == 200 and response["Content-Type"].startswith("text/plain")
     assert "nalarku_http_request_seconds" in response.content.decode()
+
+
+def test_the_admin_says_when_there_is_no_replica(client: Client, make_user):
+    client.force_login(make_user("admin", is_staff=True, is_superuser=True))
+    page = client.get("/admin/").content.decode()
+    assert 'id="replicas"' in page and "Tidak ada replika baca" in page

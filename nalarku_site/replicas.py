@@ -5,9 +5,9 @@ A read goes to a replica only when all of these hold, otherwise to the
 primary (``default``):
 
 - the request is a GET or HEAD (``ReplicaReadsMiddleware`` allows it for the
-  request) or the code asked for it (``replica_reads()``, around ask's
-  retrieval in the worker); a request or task that writes reads its own
-  writes from the primary;
+  request, or code asks with ``replica_reads()``); a request that writes,
+  and every task (answering writes the answer it reads for), reads from the
+  primary;
 - no transaction is open on the primary in this thread (a read inside a
   write's transaction must see that write);
 - the reader has not written within ``NALARKU_REPLICA_STICKY_SECONDS``: a
@@ -19,8 +19,8 @@ primary (``default``):
   that fails a check, or a query, is skipped for ``NALARKU_REPLICA_RETRY_SECONDS``;
   a GET whose replica fails mid-request is answered again from the primary.
 
-Raw SQL that should follow these rules takes its connection from
-``connection_for_read()`` (search does).
+Raw SQL that should follow these rules takes its database from
+``read_alias()`` (search does, once for the whole search).
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import DatabaseError, connections
-from django.db.backends.base.base import BaseDatabaseWrapper
 from django.http import HttpRequest, HttpResponse
 
 logger = logging.getLogger(__name__)
@@ -45,10 +44,12 @@ PRIMARY = "default"
 _allowed: ContextVar[bool] = ContextVar("replica_reads_allowed", default=False)
 
 # Replay lag: 0 when everything received is replayed (an idle primary sends
-# nothing, and the last replayed transaction's age would read as lag).
+# nothing, and the last replayed transaction's age would read as lag); else
+# the age of the last replayed transaction. NULL (not streaming, nothing
+# replayed yet) counts as unknown, so not fit to serve.
 LAG_SQL = """
 SELECT pg_is_in_recovery(),
-       CASE WHEN pg_last_wal_receive_lsn() IS NULL OR pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+       CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
             ELSE EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()) END
 """
 
@@ -81,8 +82,9 @@ def _check(alias: str) -> Health:
         with connections[alias].cursor() as cursor:
             cursor.execute(LAG_SQL)
             in_recovery, lag = cursor.fetchone()
-        health.lag = float(lag or 0.0)
-        health.ok = bool(in_recovery) and health.lag <= settings.NALARKU_REPLICA["max_lag_seconds"]
+        health.lag = None if lag is None else float(lag)
+        health.ok = (bool(in_recovery) and health.lag is not None
+                     and health.lag <= settings.NALARKU_REPLICA["max_lag_seconds"])
         if not in_recovery:
             logger.warning("replica %s is not in recovery (promoted?); reads stay on the primary", alias)
     except Exception as exc:  # noqa: BLE001 — any failure means: do not read there for a while
@@ -124,10 +126,6 @@ def read_alias() -> str:
     if not _allowed.get() or connections[PRIMARY].in_atomic_block:
         return PRIMARY
     return healthy_replica() or PRIMARY
-
-
-def connection_for_read() -> BaseDatabaseWrapper:
-    return connections[read_alias()]
 
 
 @contextmanager

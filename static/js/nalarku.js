@@ -127,8 +127,9 @@
 
   // The decided claim is swapped in anew (htmx:load fires on the new row;
   // the old one, and the form that asked, are gone): move on to the next
-  // undecided claim. Only a decision button (clicked, or pressed by d / t) moves on; saving a
-  // note (its button, or Enter in the note) keeps the editor on the claim.
+  // undecided claim. Only a decision button (clicked, or pressed by d / t)
+  // moves on; saving a note (its button, or Enter in the note) keeps the
+  // editor in the note.
   var deciding = false, noting = false, pressed = null;
   document.addEventListener("click", function (event) {
     pressed = event.target && event.target.closest ? event.target.closest("button") : null;

@@ -224,6 +224,10 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("NALARKU_TASKS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A prefork child loads the embedding model and the answer scorer before it
+# reports up (nalarku_site/warm.py): seconds on a busy machine, past Celery's
+# 4 s default, after which the pool kills the child and forks another, forever.
+CELERY_WORKER_PROC_ALIVE_TIMEOUT = float(os.environ.get("NALARKU_WORKER_START_TIMEOUT", "60"))
 # If Redis drops, running tasks are cancelled and redelivered at once rather
 # than after the visibility timeout (Celery 6's default).
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True

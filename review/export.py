@@ -41,7 +41,9 @@ def answer_export_markdown(*, answer: Answer, contract: AnswerContract, claims: 
         lines.append(f"{n}. {_one_line(claim.text)} {cites}" + (f" — _{review}_" if reviews else ""))
     if contract.conflicts:
         lines += ["", "## Sumber bertentangan", ""]
-        lines += [f"- {_one_line(c.note)} ({', '.join(c.evidence_ids)})" for c in contract.conflicts]
+        for c in contract.conflicts:
+            lines.append(f"- {_one_line(c.note)} ({', '.join(c.evidence_ids)})")
+            lines += _conflict_sides(c)
     if contract.missing:
         lines += ["", "## Yang belum ada buktinya", ""] + [f"- {_one_line(m)}" for m in contract.missing]
     if contract.evidence:
@@ -53,6 +55,19 @@ def answer_export_markdown(*, answer: Answer, contract: AnswerContract, claims: 
         url = safe_href(e.url)
         lines.append(f"- [{eid}] {_one_line(where)}{flag}" + (f" <{url}>" if url else ""))
     return "\n".join(lines) + "\n"
+
+
+def _conflict_sides(conflict) -> list[str]:  # noqa: ANN001
+    """Each side under what it says, its sources newest first, its best
+    rank, and which side is newer or more authoritative — as the desk shows."""
+    out = []
+    for n, side in enumerate(conflict.sides if len(conflict.sides) > 1 else []):
+        label = conflict.labels[n] if n < len(conflict.labels) else f"Sisi {n + 1}"
+        rank = f" (peringkat {conflict.ranks[n]})" if n < len(conflict.ranks) else ""
+        marks = [mark for mark, on in (("lebih berwenang", conflict.authoritative == n),
+                                       ("lebih baru", conflict.newer == n)) if on]
+        out.append(f"  - {_one_line(label)}: {', '.join(side)}{rank}" + (f" — {', '.join(marks)}" if marks else ""))
+    return out
 
 
 def _cite(evidence_id: str, page: str) -> str:

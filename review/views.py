@@ -203,8 +203,46 @@ def _evidence_texts(contract, request: HttpRequest) -> dict[str, str]:  # noqa: 
 
 
 def _conflict_row(conflict, contract) -> dict:  # noqa: ANN001
-    return {"conflict": conflict, "sides": [(eid, contract.evidence[eid]) for eid in conflict.evidence_ids
-                                            if eid in contract.evidence]}
+    """A conflict as the desk shows it: each side under what it says, its
+    sources newest first, its newest date and its best source type's rank,
+    which side is newer ("tanggal sama" when the dates are one) and which
+    more authoritative. Contracts stored before sides were weighed: each
+    evidence id its own side, weighed here from its source type and date."""
+    from retrieval import source_types
+
+    seen = {eid for eid in conflict.evidence_ids if eid in contract.evidence}
+    groups = conflict.sides or [[eid] for eid in conflict.evidence_ids]
+    sides = []
+    for n, ids in enumerate(groups):
+        cards = sorted([(eid, contract.evidence[eid]) for eid in ids if eid in seen],
+                       key=lambda card: card[1].document_date or "", reverse=True)
+        if not cards:
+            continue  # withheld from this reader by contract_for
+        best = min((e for _, e in cards), key=lambda e: source_types.authority(e.source_type))
+        label = conflict.labels[n] if n < len(conflict.labels) else conflict.values.get(cards[0][0], "")
+        rank = conflict.ranks[n] if n < len(conflict.ranks) else source_types.authority(best.source_type)
+        sides.append({"label": label or f"Sisi {n + 1}", "cards": cards, "newest": cards[0][1].document_date or "",
+                      "type": source_types.label(best.source_type).lower(), "rank": rank})
+    dates = {side["newest"] for side in sides}
+    top = max(dates, default="")
+    ranks = [side["rank"] for side in sides]
+    for side in sides:
+        side["newer"] = len(dates) > 1 and side["newest"] == top and [x["newest"] for x in sides].count(top) == 1
+        side["authoritative"] = len(set(ranks)) > 1 and side["rank"] == min(ranks) and ranks.count(min(ranks)) == 1
+    newer = next((side for side in sides if side["newer"]), None)
+    strong = next((side for side in sides if side["authoritative"]), None)
+    if len(sides) < 2:
+        when = authority = ""
+    else:
+        when = (f"Lebih baru: “{newer['label']}” ({newer['newest']})." if newer else
+                f"Tanggal sama ({top or 'tidak diketahui'})." if len(dates) == 1 else
+                f"Tanggal terbaru sama di lebih dari satu sisi ({top}).")
+        others = ", ".join(f"{side['type']}, peringkat {side['rank']}" for side in sides if side is not strong)
+        authority = (f"Lebih berwenang: “{strong['label']}” — {strong['type']}, peringkat {strong['rank']} "
+                     f"(di atas {others})." if strong else
+                     f"Sama berwenang: peringkat {min(ranks)} di kedua sisi." if len(sides) == 2 else
+                     f"Sama berwenang: peringkat {min(ranks)} di sisi teratas.")
+    return {"conflict": conflict, "sides": sides, "when": when, "authority": authority}
 
 
 EXPORTS = {"json": (export.answer_export_json, "application/json; charset=utf-8"),

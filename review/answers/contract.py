@@ -64,6 +64,15 @@ class Conflict(BaseModel):
     # what each says (the stage, the value with its unit, the definition).
     sides: list[list[str]] = Field(default_factory=list)
     values: dict[str, str] = Field(default_factory=dict)
+    # Each side's label (what it says), its best source type's authority
+    # rank (1 the most authoritative), which side is newer (None: the
+    # newest sources of the sides bear the same date) and which is more
+    # authoritative (None: they rank alike), and that weighing in words.
+    labels: list[str] = Field(default_factory=list)
+    ranks: list[int] = Field(default_factory=list)
+    newer: int | None = None
+    authoritative: int | None = None
+    weighing: str = ""
 
 
 class Evidence(BaseModel):

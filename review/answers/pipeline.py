@@ -29,7 +29,7 @@ from retrieval.search import Hit, SearchResponse, search, timed
 
 from ..models import Answer, AnswerStatus, ClaimEvidence, Question, QuestionState
 from ..models import Claim as ClaimRow
-from .conflicts import conflict_sides_claimed, conflicts_find, current_revisions, statements
+from .conflicts import conflict_sides_claimed, conflicts_find, current_revisions, numbers_beyond, statements
 from .context import ContextPolicy, context_select
 from .contract import AnswerContract, Claim, Conflict, Draft, Evidence
 from .generators import (
@@ -87,11 +87,13 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
     progress("validate")
     with timed(timings, "validate"):
         validated = draft_validate(generation.draft, chunks, scored=scored if generation.scored else None)
-        conflicts = _conflicts(chunks, validated.claims, response.query, scored if generation.scored else None)
+        conflicts, joined = _conflicts(chunks, validated.claims, response.query,
+                                       scored if generation.scored else None, hits)
+        chunks = chunks + joined  # sources outside the context that contradict it are evidence too
         current = current_revisions(chunks)
     degraded += [d for d in generation.degraded + validated.degraded if d not in degraded]
     if generation.scored and scored is not None and conflicts:
-        validated.claims = conflict_sides_claimed(validated.claims, conflicts, scored)
+        validated.claims = conflict_sides_claimed(validated.claims, conflicts, scored, joined)
 
     by_id = {h.evidence_id: h for h in chunks}
     in_conflict = {e for c in conflicts for e in c.evidence_ids}
@@ -117,6 +119,7 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
         # Nothing answers: no claim is shown as if it did, and sources that
         # disagree about something else are no conflict of this answer.
         validated.claims, conflicts, in_conflict = [], [], set()
+        chunks = [h for h in chunks if h not in joined]  # they were evidence of a conflict only
         if scored is not None and not any(m.startswith("Tidak ada bukti") for m in missing):
             missing = list(dict.fromkeys(missing_phrases(scored) + missing))  # the draft may hold them already
         missing = missing or ["Tidak ada bukti di arsip yang dapat Anda lihat yang menjawab pertanyaan ini"]
@@ -212,20 +215,27 @@ def _generate(generator: Generator | None, question: str, chunks: list[Hit], sco
         return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE).generate(question, chunks, scored)
 
 
-def _conflicts(chunks: list[Hit], claims: list[Claim], question: str, scored: Scored | None) -> list[Conflict]:
+def _conflicts(chunks: list[Hit], claims: list[Claim], question: str, scored: Scored | None,
+               hits: list[Hit] | None = None) -> tuple[list[Conflict], list[Hit]]:
     """Conflicts among what the evidence says in answer: numbers and dates
     from the units that answer the question (by the scorer), availability
     stages only when the question asks about availability — then from each
     source's sentences on the question's subject, since "masih private
-    preview" answers "sudah GA?" without sharing its words; and what each
-    source says a code of the question means, from the same sentences."""
+    preview" answers "sudah GA?" without sharing its words; what each
+    source says a code of the question means, from the same sentences; and
+    numbers the answering units give that another retrieved source gives
+    otherwise for the same subject (``numbers_beyond``). Returns them with
+    the retrieved hits outside the context they rest on."""
     if scored is None:  # the baselines, as they were
         said = statements(chunks, claims, question)
-        return conflicts_find(chunks, said, said)
+        return conflicts_find(chunks, said, said), []
     codes = identifiers(question)
     topical = statements(chunks, claims, question) if codes or asks_availability(question) else None
-    return conflicts_find(chunks, statements(chunks, claims, question, scored),
-                          topical if asks_availability(question) else None, codes=codes, codes_said=topical)
+    said = statements(chunks, claims, question, scored)
+    found = conflicts_find(chunks, said, topical if asks_availability(question) else None, codes=codes,
+                           codes_said=topical)
+    beyond, joined = numbers_beyond(chunks, said, hits or [], question, found)
+    return found + beyond, joined
 
 
 def _flag_claims(claims: list[Claim], chunks: list[Hit], conflicts: list[Conflict]) -> None:

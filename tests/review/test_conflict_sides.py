@@ -92,3 +92,178 @@ def test_a_refusal_goes_to_an_editor_only_when_sources_disagree_about_the_thing_
     assert not _doubt_is_a_conflict(sibling, [conflict])  # "paket Premium": a near miss stays refused
     other_code = Scored([unit], 0.1, "berapa", [], absent_identifiers=["lgl-pol-008"])
     assert not _doubt_is_a_conflict(other_code, [conflict])
+
+
+# --- which side a source is on, how the sides are weighed, numbers beyond the context ----------------
+
+def hit(evidence_id: str, text: str, *, source_type: str = "documentation", day: str | None = "2026-05-20",
+        title: str = "Dokumen"):  # noqa: ANN201
+    from retrieval.search import Hit
+
+    document, revision, _ = evidence_id.split(":")
+    return Hit(evidence_id=evidence_id, document=document, revision=int(revision[1:]), title=title,
+               heading_path="", text=text, superseded=False, lexical_rank=1, semantic_rank=1, rrf_score=0.1,
+               semantic_score=0.9, source_type=source_type, document_date=day, url="")
+
+
+GA_DOC = "Sejak 2 Mei 2026 fitur Sinar tersedia untuk semua pelanggan di semua paket."
+WEBINAR = ('[00:15:05] Moderator: Pertanyaan dari Pak Yoga: "Kapan fitur Sinar tersedia untuk semua pelanggan?"\n\n'
+           "[00:15:20] Bagus: Belum, Pak. Saat ini fitur Sinar masih private preview untuk pelanggan terpilih.")
+RECAP = ("Pengumuman 1 Maret, yang saat itu menyebut Sinar hanya tersedia dalam private preview, kini diperbarui. "
+         "Status private preview tersebut sudah tidak berlaku.")
+
+
+def test_a_source_is_on_the_side_its_text_says_not_the_side_of_a_question_it_quotes():
+    from review.answers.conflicts import conflicts_find
+
+    doc = hit("S1:r2:p1", GA_DOC)
+    webinar = hit("W1:r1:p2", WEBINAR, source_type="transcript", day="2026-03-10")
+    recap = hit("R1:r1:p1", RECAP, source_type="announcement", day="2026-05-05")
+    # What each says on the question: the webinar's line on it is the audience's question.
+    said = {doc.evidence_id: GA_DOC, webinar.evidence_id: WEBINAR.split("\n\n")[0], recap.evidence_id: RECAP}
+    [conflict] = conflicts_find([doc, webinar, recap], said, said)
+    assert conflict.values[webinar.evidence_id] == "private_preview"  # "Saat ini … masih private preview"
+    assert conflict.sides == [[doc.evidence_id], [webinar.evidence_id]]
+    assert conflict.labels == ["tersedia untuk semua pelanggan (GA)", "private preview"]
+    # A stage reported as of then, or as no longer valid, puts a source on neither side.
+    assert recap.evidence_id not in conflict.values
+
+
+def test_a_source_saying_masih_private_preview_lands_on_that_side(make_revision, make_user):
+    make_revision(f"# Sinar\n\n{GA_DOC}", key="S1", title="Dokumentasi Sinar", public=True,
+                  source_type="documentation", document_date=date(2026, 5, 2))
+    make_revision(f"TRANSKRIP WEBINAR SINAR\n\n{WEBINAR}", key="W1", title="Transkrip webinar Sinar", public=True,
+                  source_type="transcript", document_date=date(2026, 3, 10), fmt="text")
+    contract = ask("Apakah fitur Sinar sekarang sudah tersedia untuk semua pelanggan?", make_user)
+    [conflict] = [c for c in contract.conflicts if c.kind == "status"]
+    stage = {e.split(":")[0]: s for e, s in conflict.values.items()}
+    assert stage == {"S1": "generally_available", "W1": "private_preview"}
+    assert [side[0].split(":")[0] for side in conflict.sides] == ["S1", "W1"]
+
+
+def test_sides_of_one_date_are_said_to_bear_the_same_date_not_that_one_is_newer(make_revision, make_user):
+    make_revision("# Spesifikasi KR-220X\n\n## Baterai\n\nWaktu pemutaran: hingga 30 jam dengan sekali pengisian daya",
+                  key="S1", title="Spesifikasi KR-220X", public=True, source_type="spec",
+                  document_date=date(2026, 5, 20))
+    make_revision("# KR-220X diuji\n\nWaktu pemutaran: hingga 26 jam dengan sekali pengisian daya",
+                  key="A3", title="Artikel KR-220X", public=True, source_type="article",
+                  document_date=date(2026, 5, 20))
+    contract = ask("Berapa jam waktu pemutaran KR-220X?", make_user)
+    [conflict] = [c for c in contract.conflicts if c.kind == "number"]
+    assert "lebih baru" not in conflict.note and "tanggal sama (2026-05-20)" in conflict.note
+    assert conflict.newer is None
+    spec = next(n for n, side in enumerate(conflict.sides) if side[0].startswith("S1"))
+    assert conflict.authoritative == spec and conflict.sides[0][0].startswith("S1")  # one date: the stronger first
+    assert "S1 r1 (spesifikasi produk, 2026-05-20) lebih berwenang (spesifikasi produk peringkat 1, " \
+           "di atas artikel peringkat 4)" in conflict.note
+
+
+def test_the_weighing_names_the_newer_side_only_when_the_dates_differ():
+    from review.answers.conflicts import _weighing
+
+    doc, article = hit("D1:r1:p1", "…"), hit("A1:r1:p1", "…", source_type="article")
+    text, newer, authoritative, ranks = _weighing([[doc], [article]])
+    assert newer is None and "tanggal sama (2026-05-20)" in text and "lebih baru" not in text
+    assert authoritative == 0 and ranks == [1, 4] and "D1 r1 (dokumentasi resmi, 2026-05-20) lebih berwenang" in text
+    older = hit("D2:r1:p1", "…", day="2026-03-01")
+    text, newer, authoritative, _ = _weighing([[older], [article]])
+    assert newer == 1 and text.startswith("A1 r1 (artikel, 2026-05-20) lebih baru dari D2 r1") and authoritative == 0
+    text, _, authoritative, _ = _weighing([[doc], [hit("P1:r1:p1", "…", source_type="policy")]])
+    assert authoritative is None and "sama berwenang" in text and "peringkat 1" in text
+
+
+FAQ = ("File yang dihapus masuk ke trash dan dapat dipulihkan selama 90 hari sesuai Kebijakan Retensi Data "
+       "yang berlaku sejak 15 Januari 2026.")
+RETENTION = """Masa retensi untuk setiap jenis data ditetapkan sebagai berikut:
+
+| Jenis data | Masa retensi | Keterangan |
+|---|---|---|
+| File di trash (dihapus pengguna) | 60 hari | Setelah itu dihapus permanen |
+| Versi lama objek (versioning) | Default 30 hari | Dapat diubah pelanggan |
+| Data workspace setelah kontrak berakhir | 60 hari | Mode baca-saja |
+| Log aplikasi internal (debug) | 14 hari | Tidak memuat isi file pelanggan |
+"""
+
+
+def test_a_number_a_source_outside_the_context_gives_otherwise_for_the_same_subject_is_a_conflict():
+    from review.answers.conflicts import numbers_beyond
+
+    faq = hit("F1:r2:p8", FAQ, title="FAQ")
+    policy = hit("K1:r3:p4", RETENTION, source_type="policy", day="2026-08-01", title="Kebijakan Retensi Data")
+    other = hit("L1:r1:p1", "Tautan reset kata sandi berlaku 30 menit dan hanya dapat dipakai sekali.")
+    question = "Sekarang file yang dihapus masih bisa dipulihkan berapa lama?"
+    [conflict], joined = numbers_beyond([faq], {faq.evidence_id: FAQ}, [faq, policy, other], question, [])
+    assert joined == [policy]  # the policy was left out of the context: it joins the evidence
+    assert conflict.kind == "number" and conflict.sides == [["K1:r3:p4"], ["F1:r2:p8"]]
+    assert conflict.values == {"K1:r3:p4": "60 hari", "F1:r2:p8": "90 hari"}
+    assert "“60 hari”" in conflict.note and "“90 hari”" in conflict.note and conflict.newer == 0
+    # The trash row is the one quantity of the same subject, not the versioning row's 30 hari.
+    assert conflict.labels == ["60 hari", "90 hari"]
+    # Another subject in the same unit (days of a versioning default, a link's minutes) is no conflict.
+    versions = hit("V1:r1:p1", "Versi lama objek disimpan selama 30 hari secara default.")
+    assert numbers_beyond([faq], {faq.evidence_id: FAQ}, [versions], question, []) == ([], [])
+    # A source that gives both values (a transition) does not contradict the answer.
+    both = hit("T1:r1:p1", "File yang dihapus di trash kini dipulihkan 60 hari; yang dihapus sebelum Agustus 90 hari.")
+    assert numbers_beyond([faq], {faq.evidence_id: FAQ}, [both], question, []) == ([], [])
+
+
+def test_a_row_whose_label_is_the_other_rows_header_is_another_quantity():
+    from review.answers.conflicts import numbers_beyond
+
+    policy_row = ("Versi lama objek (versioning) — Masa retensi: Default 60 hari; Keterangan: Dapat diubah "
+                  "pelanggan")
+    policy = hit("K1:r3:p4", RETENTION, source_type="policy", day="2026-08-01")
+    config = hit("C1:r1:p4", "| Parameter | Nilai lama | Nilai baru |\n|---|---|---|\n"
+                             "| log.local_retention | 7 hari | 14 hari |\n", day="2026-04-01")
+    question = "Default retensi versi lama objek sekarang berapa hari?"
+    # "lama" and "retensi" in both, but the policy's thing (versi lama objek) is not the config's
+    # (log.local_retention): its "lama" is a header there.
+    assert numbers_beyond([policy], {policy.evidence_id: policy_row}, [policy, config], question, []) == ([], [])
+    # A question asking for no quantity looks for no number elsewhere.
+    faq = hit("F1:r2:p8", FAQ)
+    assert numbers_beyond([faq], {faq.evidence_id: FAQ}, [policy], "Apa itu trash?", []) == ([], [])
+
+
+def test_a_faq_saying_90_days_and_the_policy_saying_60_are_flagged_with_both_sides(make_revision, make_user):
+    make_revision(f"# FAQ Lintas Cloud\n\n## Berapa lama file yang saya hapus masih bisa dipulihkan?\n\n{FAQ}",
+                  key="F1", title="FAQ Lintas Cloud", public=True, source_type="documentation",
+                  document_date=date(2026, 5, 20))
+    make_revision(f"# Kebijakan Retensi Data\n\n## Masa retensi\n\n{RETENTION}", key="K1",
+                  title="Kebijakan Retensi Data", public=True, source_type="policy", document_date=date(2026, 8, 1))
+    contract = ask("Sekarang file yang dihapus masih bisa dipulihkan berapa lama?", make_user)
+    [conflict] = [c for c in contract.conflicts if c.kind == "number"]
+    values = {e.split(":")[0]: v for e, v in conflict.values.items()}
+    assert values == {"K1": "60 hari", "F1": "90 hari"}
+    assert [side[0].split(":")[0] for side in conflict.sides] == ["K1", "F1"]  # the newer side first
+    texts = " ".join(c.text for c in contract.claims)
+    assert "90 hari" in texts and "60 hari" in texts
+    assert contract.status == "needs_review"
+
+
+def test_the_answer_page_groups_the_sources_under_their_side_and_names_the_more_authoritative(
+        client, make_revision, make_user):
+    from django.contrib.auth.models import User
+    from django.urls import reverse
+
+    make_revision(f"# Sinar\n\n{GA_DOC}", key="S1", title="Dokumentasi Sinar", public=True,
+                  source_type="documentation", document_date=date(2026, 5, 20))
+    make_revision("# Kabar\n\nHingga kini fitur Sinar masih berstatus private preview dan hanya untuk pelanggan "
+                  "terpilih, tulis redaksi.", key="K1", title="Artikel Kabar Infra", public=True,
+                  source_type="article", document_date=date(2026, 5, 20))
+    make_user("editor", reviewer=True)
+    asked = question_ask(text="Apakah fitur Sinar sekarang sudah tersedia untuk semua pelanggan?",
+                         user=User.objects.get(username="editor"))
+    client.force_login(User.objects.get(username="editor"))
+    html = client.get(reverse("answer", args=[asked.answer.pk])).content.decode()
+    section = html[html.index('<section class="conflicts"'):html.index("</section>", html.index('class="conflicts"'))]
+    ga = section.index('<span class="side-label">tersedia untuk semua pelanggan (GA)</span>')
+    preview = section.index('<span class="side-label">private preview</span>')
+    assert ga < section.index("S1:r1:p1") < preview < section.index("K1:r1:p1")  # each source under its side
+    assert "Lebih berwenang: “tersedia untuk semua pelanggan (GA)” — dokumentasi resmi, peringkat 1 " \
+           "(di atas artikel, peringkat 4)." in section
+    assert "Tanggal sama (2026-05-20)." in section and "Lebih baru" not in section
+    # The sources fold, so the claims are not pushed down on a phone.
+    assert section.count('<details class="side-sources">') == 2  # closed: no "open" attribute
+    markdown = client.get(reverse("answer-export", args=[asked.answer.pk]) + "?format=md").content.decode()
+    assert "  - tersedia untuk semua pelanggan (GA): S1:r1:p1 (peringkat 1) — lebih berwenang" in markdown
+    assert "  - private preview: K1:r1:p1 (peringkat 4)" in markdown

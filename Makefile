@@ -1,7 +1,7 @@
 # Nalarku — the two commands a fresh machine needs: `make demo`, `make test`.
 SHELL := /bin/bash
 
-.PHONY: install demo test bench report clean-test
+.PHONY: install demo test screenshots bench report clean-test
 
 install:  ## Python 3.11 environment with every dependency, from uv.lock
 	@command -v uv >/dev/null 2>&1 || python3 -m pip install --quiet uv
@@ -14,6 +14,12 @@ test: install  ## the whole suite, on real PostgreSQL+pgvector, real Redis, real
 	scripts/ensure-redis.sh
 	scripts/ensure-chromium.sh
 	REDIS_URL=$${REDIS_TEST_URL:-redis://127.0.0.1:6379/15} uv run --frozen python -m pytest $(PYTEST_ARGS)
+
+screenshots: install  ## the README's screenshots (docs/screenshots/), from the editor's walk in Chromium
+	scripts/ensure-redis.sh
+	scripts/ensure-chromium.sh
+	NALARKU_SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots REDIS_URL=$${REDIS_TEST_URL:-redis://127.0.0.1:6379/15} \
+		uv run --frozen python -m pytest tests/browser/test_editor_flow.py
 
 bench: install  ## benchmarks that print figures (see bench/README.md)
 	uv run --frozen python bench/ingest.py

@@ -19,7 +19,6 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = os.environ.get("NALARKU_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 # The feature-availability story of the demo archive, plus a hukum-only memo.
 DEMO_KEYS = {"D11", "D12", "D13", "D14", "D16", "D24"}
 
@@ -66,10 +65,15 @@ def worker(transactional_db):
 
 
 @pytest.fixture
-def shoot():
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def shoot(tmp_path):
+    """Screenshots of the pages a test walks through: in the test's own
+    temporary folder, so that a test run leaves the tree as it found it;
+    into the README's docs/screenshots/ only when asked (``make
+    screenshots`` sets NALARKU_SCREENSHOTS_DIR)."""
+    folder = Path(os.environ.get("NALARKU_SCREENSHOTS_DIR") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
 
     def save(page, name: str) -> None:  # noqa: ANN001
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+        page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
 
     return save

@@ -135,10 +135,10 @@ def revision_submit(*, data: RevisionInput, enqueue: bool = True,
 def revision_enqueue(*, revision_id: int, force: bool = False) -> bool:
     """Hand the revision to the workers. If the broker is unreachable the
     revision simply stays pending: the sweep enqueues it later."""
-    from .tasks import index_revision
+    from nalarku_site.queue import INDEX_REVISION, enqueue
 
     try:
-        index_revision.delay(revision_id, force=force)
+        enqueue(INDEX_REVISION, revision_id, force=force)
     except Exception as exc:  # kombu raises several types for a broker that is down
         logger.warning("broker unavailable, revision %s stays pending for the sweep: %s", revision_id, exc)
         return False

@@ -29,6 +29,7 @@ from retrieval.chunking import CHUNKER_VERSION
 from retrieval.models import Chunk, EmbeddingSpace, LexicalStats, Revision
 from retrieval.search import Hit, search
 
+from .answers.answer_keys import answer_in_claims
 from .answers.pipeline import hits_as_of
 from .models import AnswerStatus, EvalCase, EvalCategory, EvalResult, EvalRun, EvalSet
 
@@ -457,24 +458,6 @@ def _answer_row(run: EvalRun, case: EvalCase, generator: object, users: dict, ju
 
 # The answer stage: everything after retrieval and before saving.
 ANSWER_STAGES = ("context", "score", "generate", "validate")
-
-
-def normalise_answer(text: str) -> str:
-    """Lower case, punctuation and extra spaces removed (SQuAD's normalisation,
-    articles aside): "30 jam." and "30 Jam" match."""
-    import re
-    import unicodedata
-
-    text = unicodedata.normalize("NFKC", text).lower()
-    text = re.sub(r"[^\w\s]", " ", text)
-    return " ".join(text.split())
-
-
-def answer_in_claims(answers: list[str], claims: list[str]) -> bool:
-    """Any answer key occurs in any claim, as whole words."""
-    texts = [f" {normalise_answer(c)} " for c in claims]
-    keys = [normalise_answer(a) for a in answers if normalise_answer(a)]
-    return any(f" {k} " in t for k in keys for t in texts)
 
 
 def _texts(contract) -> dict[str, str]:  # noqa: ANN001

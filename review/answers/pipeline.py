@@ -150,18 +150,18 @@ def question_submit(*, text: str, user: AbstractBaseUser, as_of: date | None = N
     page follows its stages. Raises ``SearchError`` for an invalid question."""
     from retrieval.search import validate
 
-    from ..tasks import answer_question
-
     text = validate(text, k=1, pool=1, mode="hybrid")
     question = Question.objects.create(text=text, asked_by=user, as_of=as_of, category=category,
                                        state=QuestionState.QUEUED)
-    transaction.on_commit(lambda: _enqueue(answer_question, question.pk))
+    transaction.on_commit(lambda: _enqueue(question.pk))
     return question
 
 
-def _enqueue(task: Callable, question_id: int) -> None:
+def _enqueue(question_id: int) -> None:
+    from nalarku_site.queue import ANSWER_QUESTION, enqueue
+
     try:
-        task.delay(question_id)
+        enqueue(ANSWER_QUESTION, question_id)
     except Exception as exc:  # noqa: BLE001 - any broker failure: the question must still be answered
         logger.warning("broker unavailable, answering question %s in the request: %s", question_id, exc)
         question_run(question_id=question_id)

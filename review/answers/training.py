@@ -48,6 +48,7 @@ from django.conf import settings
 
 from retrieval.embeddings import provider_from_config
 
+from .answer_keys import normalise_answer
 from .features import (
     FEATURES_VERSION,
     Passage,
@@ -165,7 +166,7 @@ def items_build(path: Path, *, cache_dir: Path, limit: int | None = None, augmen
     items = []
     for count, (n, qa) in enumerate(questions, 1):
         answers = [] if qa.get("is_impossible") else [a["text"] for a in qa.get("answers", [])]
-        keys = [_normalise(a) for a in answers if _normalise(a)]
+        keys = [normalise_answer(a) for a in answers if normalise_answer(a)]
         texts = [qa["question"]]
         if augment and _chosen(qa["id"], "keywords", 0.2) and (query := keyword_query(qa["question"])):
             texts.append(query)
@@ -225,7 +226,7 @@ def _item(question: str, *, collection: str, provider: object, answers: list[str
 
 
 def _holds(text: str, keys: list[str]) -> bool:
-    return any(f" {k} " in f" {_normalise(text)} " for k in keys)
+    return any(f" {k} " in f" {normalise_answer(text)} " for k in keys)
 
 
 def _chosen(key: str, purpose: str, share: float) -> bool:
@@ -265,7 +266,7 @@ def items_from_evalset(name: str, *, progress: Callable[[str], None] = lambda me
     items = []
     for case in eval_set.cases.order_by("case_id"):
         gold = {g.get("document") for g in case.gold if g.get("document")}
-        keys = [_normalise(a) for a in case.answers if _normalise(a)]
+        keys = [normalise_answer(a) for a in case.answers if normalise_answer(a)]
         answerable = case.expected_status != AnswerStatus.INSUFFICIENT_EVIDENCE
         item = _item(case.question, collection=eval_set.collection, provider=provider,
                      answers=list(case.answers) if answerable else [], group=case.case_id,
@@ -275,12 +276,6 @@ def items_from_evalset(name: str, *, progress: Callable[[str], None] = lambda me
         items.append(dataclasses.replace(item, answerable=answerable))
     progress(f"{len(items)} kasus set {name} disiapkan")
     return items
-
-
-def _normalise(text: str) -> str:
-    from review.evaluation import normalise_answer
-
-    return normalise_answer(text)
 
 
 def item_rows(items: list[Item], version: str = FEATURES_VERSION) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,7 +1,7 @@
 # Nalarku — the two commands a fresh machine needs: `make demo`, `make test`.
 SHELL := /bin/bash
 
-.PHONY: install demo test screenshots bench report clean-test
+.PHONY: install demo lint format test screenshots bench report clean-test
 
 install:  ## Python 3.11 environment with every dependency, from uv.lock
 	@command -v uv >/dev/null 2>&1 || python3 -m pip install --quiet uv
@@ -9,6 +9,14 @@ install:  ## Python 3.11 environment with every dependency, from uv.lock
 
 demo: install  ## embedded PostgreSQL + demo archive + worker + web server
 	scripts/demo.sh
+
+lint: install  ## ruff: lint rules and format, as .ci/run checks them before the tests ("make format" fixes)
+	uv run --frozen ruff check .
+	uv run --frozen ruff format --check .
+
+format: install  ## ruff: sort imports, apply the safe fixes, format
+	uv run --frozen ruff check --fix .
+	uv run --frozen ruff format .
 
 test: install  ## the whole suite, on real PostgreSQL+pgvector, real Redis, real Chromium
 	scripts/ensure-redis.sh

@@ -11,8 +11,11 @@ import os
 import shutil
 from pathlib import Path
 
-_metrics_dir = Path(os.environ.setdefault(
-    "PROMETHEUS_MULTIPROC_DIR", str(Path(os.environ.get("NALARKU_DATA_DIR", "var")) / "prometheus")))
+_metrics_dir = Path(
+    os.environ.setdefault(
+        "PROMETHEUS_MULTIPROC_DIR", str(Path(os.environ.get("NALARKU_DATA_DIR", "var")) / "prometheus")
+    )
+)
 
 
 def on_starting(server):  # noqa: ANN001, ANN201

@@ -59,8 +59,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", default="idk-valid", help="evaluation set (default %(default)s)")
     parser.add_argument("--limit", type=int)
-    parser.add_argument("--refuse-below", default="",
-                        help="refusal bars, comma-separated (default: today's only)")
+    parser.add_argument("--refuse-below", default="", help="refusal bars, comma-separated (default: today's only)")
     parser.add_argument("--max-claims", default="3", help="comma-separated (default %(default)s)")
     parser.add_argument("--ratios", default="0,0.25,0.5", help="claim_ratio values (default %(default)s)")
     parser.add_argument("--floors", default="0,0.1,0.2,0.33", help="claim_floor values (default %(default)s)")
@@ -70,28 +69,35 @@ def main() -> None:
     if eval_set is None:
         sys.exit(f"set {args.set!r} not found (manage.py eval_import …)")
     users = {u.username: u for u in get_user_model().objects.all()}
-    cases = list(eval_set.cases.order_by("case_id"))[:args.limit or None]
+    cases = list(eval_set.cases.order_by("case_id"))[: args.limit or None]
     options = {"k": settings.NALARKU_ANSWER_SEARCH_K, "collection": eval_set.collection}
     scored_cases = []
     for case in tqdm(cases, desc="scoring", unit="case"):
         present = case.as_of is None and asks_about_present(case.question)
-        response = search(case.question, users.get(case.username), include_superseded=case.as_of is not None,
-                          **options)
+        response = search(case.question, users.get(case.username), include_superseded=case.as_of is not None, **options)
         hits = hits_as_of(response.results, case.as_of) if case.as_of else response.results
         chunks = context_select(hits, question=response.query, newest_first=present)
-        scored = evidence_score(response.query, chunks, vector=response.vector, collection=eval_set.collection) \
-            if chunks else None
+        scored = (
+            evidence_score(response.query, chunks, vector=response.vector, collection=eval_set.collection)
+            if chunks
+            else None
+        )
         scored_cases.append((case, chunks, scored))
 
     base = ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE)
     today = thresholds()["refuse_below"]
-    print(f"\n{args.set}: {len(cases)} cases; today: refuse_below {today:.3f}, max_claims {base.max_claims}, "
-          f"claim_ratio {base.claim_ratio}, claim_floor {base.claim_floor}")
-    print(f"{'refuse':>6} {'max':>4} {'ratio':>6} {'floor':>6} | {'decision':>8} {'in claims':>9} "
-          f"{'wrong refusal':>13} {'unans. refused':>14} {'unans. answered':>15} {'claims':>6}")
+    print(
+        f"\n{args.set}: {len(cases)} cases; today: refuse_below {today:.3f}, max_claims {base.max_claims}, "
+        f"claim_ratio {base.claim_ratio}, claim_floor {base.claim_floor}"
+    )
+    print(
+        f"{'refuse':>6} {'max':>4} {'ratio':>6} {'floor':>6} | {'decision':>8} {'in claims':>9} "
+        f"{'wrong refusal':>13} {'unans. refused':>14} {'unans. answered':>15} {'claims':>6}"
+    )
     settings.NALARKU_ANSWERER = dict(settings.NALARKU_ANSWERER)
-    for refuse, max_claims, ratio, floor in product(floats(args.refuse_below) or [today], floats(args.max_claims),
-                                                    floats(args.ratios), floats(args.floors)):
+    for refuse, max_claims, ratio, floor in product(
+        floats(args.refuse_below) or [today], floats(args.max_claims), floats(args.ratios), floats(args.floors)
+    ):
         settings.NALARKU_ANSWERER["refuse_below"] = refuse
         generator = replace(base, max_claims=int(max_claims), claim_ratio=ratio, claim_floor=floor)
         correct, holds, refused_wrongly, unanswered_refused, unanswered_answered, claims = [], [], [], [], [], []
@@ -114,9 +120,12 @@ def main() -> None:
                 correct.append(held)
                 refused_wrongly.append(status == INSUFFICIENT)
         rate = lambda xs: sum(xs) / len(xs) if xs else float("nan")  # noqa: E731
-        print(f"{refuse:>6.3f} {int(max_claims):>4} {ratio:>6.2f} {floor:>6.2f} | {rate(correct):>8.3f} "
-              f"{rate(holds):>9.3f} {rate(refused_wrongly):>13.3f} {rate(unanswered_refused):>14.3f} "
-              f"{rate(unanswered_answered):>15.3f} {rate(claims):>6.2f}", flush=True)
+        print(
+            f"{refuse:>6.3f} {int(max_claims):>4} {ratio:>6.2f} {floor:>6.2f} | {rate(correct):>8.3f} "
+            f"{rate(holds):>9.3f} {rate(refused_wrongly):>13.3f} {rate(unanswered_refused):>14.3f} "
+            f"{rate(unanswered_answered):>15.3f} {rate(claims):>6.2f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

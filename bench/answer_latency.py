@@ -52,8 +52,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", default="demo", help="evaluation set (default demo)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds; the first warms the cache (default 2)")
-    parser.add_argument("--artefacts", default="",
-                        help="scorer artefacts to compare, comma-separated (default: the configured one)")
+    parser.add_argument(
+        "--artefacts", default="", help="scorer artefacts to compare, comma-separated (default: the configured one)"
+    )
     args = parser.parse_args()
     eval_set = EvalSet.objects.filter(name=args.set).first()
     if eval_set is None:
@@ -64,7 +65,7 @@ def main() -> None:
     stages: dict[str, dict[str, list[float]]] = {name: {} for name in names}
     for round_ in range(args.rounds):
         for n, case in enumerate(cases):
-            for name in names[n % len(names):] + names[:n % len(names)]:
+            for name in names[n % len(names) :] + names[: n % len(names)]:
                 warming = round_ == 0 and args.rounds > 1
                 with artefact_used(name) if name else nullcontext():
                     # The warming round commits (the answer units' embeddings
@@ -72,8 +73,12 @@ def main() -> None:
                     # measured rounds roll everything back.
                     with transaction.atomic():
                         started = time.perf_counter()
-                        asked = question_ask(text=case.question, user=users.get(case.username), as_of=case.as_of,
-                                             search_options={"collection": eval_set.collection})
+                        asked = question_ask(
+                            text=case.question,
+                            user=users.get(case.username),
+                            as_of=case.as_of,
+                            search_options={"collection": eval_set.collection},
+                        )
                         total = (time.perf_counter() - started) * 1000
                         transaction.set_rollback(not warming)
                 if warming:
@@ -91,13 +96,16 @@ def main() -> None:
     print(f"{'stage':<26}{header}{ratio}")
     first = stages[names[0]]
     for stage in first:
-        cells = "".join(f"{statistics.median(stages[n][stage]):>21.1f} /{percentile(stages[n][stage], 0.95):>7.1f}"
-                        for n in names)
+        cells = "".join(
+            f"{statistics.median(stages[n][stage]):>21.1f} /{percentile(stages[n][stage], 0.95):>7.1f}" for n in names
+        )
         if len(names) > 1:
             last = stages[names[-1]][stage]
             base_p50, base_p95 = statistics.median(first[stage]), percentile(first[stage], 0.95)
-            cells += (f"{statistics.median(last) / base_p50 if base_p50 else float('nan'):>11.2f} /"
-                      f"{percentile(last, 0.95) / base_p95 if base_p95 else float('nan'):>5.2f}")
+            cells += (
+                f"{statistics.median(last) / base_p50 if base_p50 else float('nan'):>11.2f} /"
+                f"{percentile(last, 0.95) / base_p95 if base_p95 else float('nan'):>5.2f}"
+            )
         print(f"{stage:<26}{cells}")
 
 

@@ -61,24 +61,44 @@ RUN_DEPTH = 100  # documents kept per query and run (the fusion references fuse 
 
 # --- parent ---------------------------------------------------------------------------
 
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--datasets", nargs="+", type=Path, default=DEFAULT_DATASETS, metavar="DIR",
-                        help="BEIR dataset folders, run in this order (default: the three in %(default)s)"
-                        .replace("%(default)s", str(DATASETS)))
-    parser.add_argument("--limit", type=int, metavar="N",
-                        help="load only the first N passages of each corpus; queries are restricted to "
-                             "those with a relevant passage among them")
+    parser.add_argument(
+        "--datasets",
+        nargs="+",
+        type=Path,
+        default=DEFAULT_DATASETS,
+        metavar="DIR",
+        help="BEIR dataset folders, run in this order (default: the three in %(default)s)".replace(
+            "%(default)s", str(DATASETS)
+        ),
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="load only the first N passages of each corpus; queries are restricted to "
+        "those with a relevant passage among them",
+    )
     parser.add_argument("--split", help="qrels split (default: test if present, else dev, else the first)")
     parser.add_argument("--pool", type=int, default=100, help="candidates per arm (default %(default)s)")
-    parser.add_argument("--rrf-k", type=int, default=60,
-                        help="RRF k of the hybrid row, which fuses by RRF with equal arm weights "
-                             "(default %(default)s)")
-    parser.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE[,NAME=VALUE]",
-                        help="extra rows with other search() settings: fusion (rrf|convex), rrf_k, "
-                             "lexical_weight, vector_weight, pool, per_term and mode (default hybrid), e.g. "
-                             "rrf_k=10 or vector_weight=3 or fusion=convex,lexical_weight=0.3,vector_weight=0.7 "
-                             "or mode=lexical,per_term=5000 (repeatable)")
+    parser.add_argument(
+        "--rrf-k",
+        type=int,
+        default=60,
+        help="RRF k of the hybrid row, which fuses by RRF with equal arm weights (default %(default)s)",
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE[,NAME=VALUE]",
+        help="extra rows with other search() settings: fusion (rrf|convex), rrf_k, "
+        "lexical_weight, vector_weight, pool, per_term and mode (default hybrid), e.g. "
+        "rrf_k=10 or vector_weight=3 or fusion=convex,lexical_weight=0.3,vector_weight=0.7 "
+        "or mode=lexical,per_term=5000 (repeatable)",
+    )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -97,8 +117,16 @@ def main() -> None:
         # still be searched (and weigh in the IDF) in the dataset's database.
         data_dir = DATA_ROOT / (directory.name + (f"-limit{args.limit}" if args.limit else ""))
         env = {**os.environ, "NALARKU_DATA_DIR": str(data_dir), "NALARKU_LOG_LEVEL": "WARNING"}
-        command = [sys.executable, str(Path(__file__).resolve()), "--child", str(directory),
-                   "--pool", str(args.pool), "--rrf-k", str(args.rrf_k)]
+        command = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--child",
+            str(directory),
+            "--pool",
+            str(args.pool),
+            "--rrf-k",
+            str(args.rrf_k),
+        ]
         command += [f"--variant={v}" for v in args.variant]
         command += ["--limit", str(args.limit)] if args.limit else []
         command += ["--split", args.split] if args.split else []
@@ -116,8 +144,10 @@ def main() -> None:
         reports.append(result)
     print_summary(reports)
     if reports:
-        print(f"bm25s reference: {reports[0]['bm25s_settings']}; our lexical arm: to_tsvector('indonesian'), "
-              "BM25 k1 1.2, b 0.75, top 500 postings per term")
+        print(
+            f"bm25s reference: {reports[0]['bm25s_settings']}; our lexical arm: to_tsvector('indonesian'), "
+            "BM25 k1 1.2, b 0.75, top 500 postings per term"
+        )
     DATA_ROOT.mkdir(parents=True, exist_ok=True)
     (DATA_ROOT / "report.json").write_text(json.dumps(reports, indent=2), encoding="utf-8")
     print(f"\nreport: {DATA_ROOT / 'report.json'}")
@@ -128,8 +158,10 @@ def goals(result: dict, metrics: str = "metrics") -> dict[str, tuple[bool, str]]
     best_arm = max(ndcg["lexical"], ndcg["vector"])
     gap = ndcg["lexical"] - ndcg["bm25s"]
     return {
-        "hybrid > both arms": (ndcg["hybrid"] > best_arm,
-                               f"{ndcg['hybrid']:.3f} vs {ndcg['lexical']:.3f} / {ndcg['vector']:.3f}"),
+        "hybrid > both arms": (
+            ndcg["hybrid"] > best_arm,
+            f"{ndcg['hybrid']:.3f} vs {ndcg['lexical']:.3f} / {ndcg['vector']:.3f}",
+        ),
         "lexical ≥ bm25s − 0.02": (gap >= -0.02, f"{gap:+.3f}"),
     }
 
@@ -137,9 +169,11 @@ def goals(result: dict, metrics: str = "metrics") -> dict[str, tuple[bool, str]]
 def print_dataset(result: dict) -> None:
     load = result["load"]
     dups = result["duplicates_judged"]
-    print(f"{result['dataset']} ({result['split']}): {result['queries']} queries, {result['corpus']} passages → "
-          f"{result['chunks']} chunks; load {load['seconds']:.1f} s in this run "
-          f"({load['indexed']} indexed, {load['embedded']} chunks embedded, {load['unchanged']} unchanged)")
+    print(
+        f"{result['dataset']} ({result['split']}): {result['queries']} queries, {result['corpus']} passages → "
+        f"{result['chunks']} chunks; load {load['seconds']:.1f} s in this run "
+        f"({load['indexed']} indexed, {load['embedded']} chunks embedded, {load['unchanged']} unchanged)"
+    )
     header = f"  {'system':36}{'nDCG@10':>9}{'R@10':>8}"
     header += f"{'nDCG dup':>10}{'R dup':>8}" if dups else ""
     print(header + f"{'sql p50':>10}{'p95 ms':>8}")
@@ -151,11 +185,16 @@ def print_dataset(result: dict) -> None:
             line += f"{twin['nDCG@10']:>10.4f}{twin['R@10']:>8.4f}"
         print(line + (f"{latency['p50']:>10.1f}{latency['p95']:>8.1f}" if latency else ""))
     if dups:
-        print(f"  'dup' columns: {dups} exact duplicates of judged passages also judged relevant "
-              "(the official qrels mark them not relevant)")
+        print(
+            f"  'dup' columns: {dups} exact duplicates of judged passages also judged relevant "
+            "(the official qrels mark them not relevant)"
+        )
     embed = result["embed_ms_p50"]
-    print("  query embedding p50 " + (f"{embed:.1f} ms" if embed is not None else "n/a (vectors stored by a "
-          "previous run)") + "; once per query, shared by vector, hybrid and numpy-exact")
+    print(
+        "  query embedding p50 "
+        + (f"{embed:.1f} ms" if embed is not None else "n/a (vectors stored by a previous run)")
+        + "; once per query, shared by vector, hybrid and numpy-exact"
+    )
     for label, metrics in (("", "metrics"), (" (dup)", "metrics_duplicates_judged")):
         if label and not dups:
             continue
@@ -169,24 +208,27 @@ def print_dataset(result: dict) -> None:
 def print_summary(reports: list[dict]) -> None:
     if not reports:
         return
-    print(f"{'nDCG@10 / R@10':60}" + "  ".join(f"{s:>13}" for s in SYSTEMS)
-          + "   goals: hybrid>arms, lexical≥bm25s−0.02")
+    print(
+        f"{'nDCG@10 / R@10':60}" + "  ".join(f"{s:>13}" for s in SYSTEMS) + "   goals: hybrid>arms, lexical≥bm25s−0.02"
+    )
     for result in reports:
         for label, metrics in (("", "metrics"), (" dup-judged", "metrics_duplicates_judged")):
             if label and not result["duplicates_judged"]:
                 continue
-            cells = "  ".join(f"{result[metrics][s]['nDCG@10']:.3f}/{result[metrics][s]['R@10']:.3f}"
-                              for s in SYSTEMS)
+            cells = "  ".join(f"{result[metrics][s]['nDCG@10']:.3f}/{result[metrics][s]['R@10']:.3f}" for s in SYSTEMS)
             held = " ".join("yes" if ok else "NO" for ok, _ in goals(result, metrics).values())
             name = f"{result['dataset']}{label} ({result['queries']} q, {result['corpus']} docs)"
             print(f"{name:60}{cells}   {held}")
     print("search SQL p50 / p95 ms (lexical, vector, hybrid):")
     for r in reports:
-        print(f"  {r['dataset']:30}" + "   ".join(
-            f"{m} {r['latency_ms'][m]['p50']:.1f} / {r['latency_ms'][m]['p95']:.1f}" for m in MODES))
+        print(
+            f"  {r['dataset']:30}"
+            + "   ".join(f"{m} {r['latency_ms'][m]['p50']:.1f} / {r['latency_ms'][m]['p95']:.1f}" for m in MODES)
+        )
 
 
 # --- child: one dataset, one database -----------------------------------------------
+
 
 def child(args: argparse.Namespace) -> None:
     sys.path.insert(0, str(ROOT))
@@ -201,21 +243,30 @@ def child(args: argparse.Namespace) -> None:
     from retrieval import beir
 
     directory: Path = args.child
-    split = args.split or next((s for s in ("test", "dev") if s in beir.splits(directory)),
-                               (beir.splits(directory) or ["test"])[0])
+    split = args.split or next(
+        (s for s in ("test", "dev") if s in beir.splits(directory)), (beir.splits(directory) or ["test"])[0]
+    )
     collection = f"beir-{directory.name}"
     call_command("migrate", verbosity=0)
 
     def progress(items: Iterable, desc: str, total: int) -> Iterable:
-        return tqdm(items, desc=f"{directory.name}: {desc}", total=total, unit="passage", file=sys.stderr,
-                    disable=total < 2, mininterval=2)
+        return tqdm(
+            items,
+            desc=f"{directory.name}: {desc}",
+            total=total,
+            unit="passage",
+            file=sys.stderr,
+            disable=total < 2,
+            mininterval=2,
+        )
 
     loaded = beir.load_corpus(directory=directory, collection=collection, limit=args.limit, progress=progress)
     if loaded.failed:
         print(f"warning: {len(loaded.failed)} passages failed to index, e.g. {loaded.failed[:3]}")
     passages = beir.read_corpus(directory, limit=args.limit)
-    queries, qrels = beir.judged_subset(beir.read_queries(directory), beir.read_qrels(directory, split),
-                                        [p.id for p in passages])
+    queries, qrels = beir.judged_subset(
+        beir.read_queries(directory), beir.read_qrels(directory, split), [p.id for p in passages]
+    )
     qrels_dup, extra = judge_duplicates(qrels, passages)
     evaluation = Evaluation(collection=collection, passages=passages, doc_ids=loaded.keys, queries=queries)
 
@@ -223,16 +274,16 @@ def child(args: argparse.Namespace) -> None:
     latency: dict[str, dict[str, float]] = {}
     # The plain hybrid row is RRF with equal weights whatever NALARKU_FUSION
     # says; other fusions are --variant rows.
-    settings = {"pool": args.pool, "fusion": "rrf", "rrf_k": args.rrf_k, "lexical_weight": 1.0,
-                "vector_weight": 1.0}
+    settings = {"pool": args.pool, "fusion": "rrf", "rrf_k": args.rrf_k, "lexical_weight": 1.0, "vector_weight": 1.0}
     for mode in MODES:
         runs[mode], latency[mode] = evaluation.ours(mode=mode, **settings)
     for text in args.variant:
         variant = parse_variant(text)
         mode = str(variant.pop("mode", "hybrid"))
         short = {"lexical_weight": "lex_w", "vector_weight": "vec_w"}
-        name = f"{mode} " + ",".join(str(v) if k == "fusion" else f"{short.get(k, k)}={v:g}"
-                                     for k, v in variant.items())
+        name = f"{mode} " + ",".join(
+            str(v) if k == "fusion" else f"{short.get(k, k)}={v:g}" for k, v in variant.items()
+        )
         runs[name], latency[name] = evaluation.ours(mode=mode, **{**settings, **variant})
     bm25 = evaluation.bm25s()
     cosine = evaluation.exact()
@@ -244,25 +295,43 @@ def child(args: argparse.Namespace) -> None:
         runs[f"ref: convex {alpha}·exact+{1 - alpha:.1f}·bm25s"] = convex(cosine, bm25, alpha)
 
     result = {
-        "dataset": directory.name, "split": split, "collection": collection, "queries": len(queries),
-        "corpus": len(passages), "chunks": evaluation.chunk_count, "limit": args.limit,
+        "dataset": directory.name,
+        "split": split,
+        "collection": collection,
+        "queries": len(queries),
+        "corpus": len(passages),
+        "chunks": evaluation.chunk_count,
+        "limit": args.limit,
         "settings": settings,
-        "load": {"seconds": round(loaded.seconds, 1), "indexed": loaded.indexed, "embedded": loaded.embedded,
-                 "unchanged": loaded.unchanged, "failed": len(loaded.failed)},
+        "load": {
+            "seconds": round(loaded.seconds, 1),
+            "indexed": loaded.indexed,
+            "embedded": loaded.embedded,
+            "unchanged": loaded.unchanged,
+            "failed": len(loaded.failed),
+        },
         "metrics": {name: evaluate(qrels, run) for name, run in runs.items()},
         "duplicates_judged": extra,
         "metrics_duplicates_judged": {name: evaluate(qrels_dup, run) for name, run in runs.items()},
-        "latency_ms": latency, "embed_ms_p50": evaluation.embed_ms_p50(),
+        "latency_ms": latency,
+        "embed_ms_p50": evaluation.embed_ms_p50(),
         "degraded": evaluation.degraded,
         "bm25s_settings": "bm25s Tokenizer(lower=True, splitter=r'(?u)\\b\\w\\w+\\b', stopwords=None, "
-                          "stemmer=None); BM25(method='lucene', k1=1.2, b=0.75)",
+        "stemmer=None); BM25(method='lucene', k1=1.2, b=0.75)",
     }
     print(RESULT_PREFIX + json.dumps(result), flush=True)
 
 
 def parse_variant(text: str) -> dict[str, str | float | int]:
-    allowed = {"mode": str, "fusion": str, "rrf_k": int, "lexical_weight": float, "vector_weight": float,
-               "pool": int, "per_term": int}
+    allowed = {
+        "mode": str,
+        "fusion": str,
+        "rrf_k": int,
+        "lexical_weight": float,
+        "vector_weight": float,
+        "pool": int,
+        "per_term": int,
+    }
     out: dict[str, str | float | int] = {}
     for part in text.split(","):
         name, _, value = (p.strip() for p in part.partition("="))
@@ -327,14 +396,12 @@ class Evaluation:
 
         self.provider = CachedQueries(Path(settings.DATA_DIR) / "query-vectors.npz")
         self.degraded: dict[str, int] = {}
-        for text in tqdm(queries.values(), desc="embedding queries", unit="query", file=sys.stderr,
-                         mininterval=2):
+        for text in tqdm(queries.values(), desc="embedding queries", unit="query", file=sys.stderr, mininterval=2):
             self.provider.embed_query(text)
         self.provider.save()
         from retrieval.models import Chunk
 
-        self.chunk_count = Chunk.objects.filter(document__collection=collection,
-                                                revision__status="active").count()
+        self.chunk_count = Chunk.objects.filter(document__collection=collection, revision__status="active").count()
 
     def embed_ms_p50(self) -> float | None:
         """None: every query vector came from the previous run's store."""
@@ -348,16 +415,28 @@ class Evaluation:
         run, sql_ms = {}, []
         k = min(100, pool)
         for query_id, text in self.queries.items():
-            response = search(text, None, mode=mode, k=k, pool=pool, collection=self.collection,
-                              provider=self.provider, rerank=False, expand=False, **options)
+            response = search(
+                text,
+                None,
+                mode=mode,
+                k=k,
+                pool=pool,
+                collection=self.collection,
+                provider=self.provider,
+                rerank=False,
+                expand=False,
+                **options,
+            )
             if response.mode != mode or response.degraded:
                 key = f"{mode}: {response.mode} {response.degraded}"
                 self.degraded[key] = self.degraded.get(key, 0) + 1
             sql_ms.append(response.timings_ms["sql"])
             run[query_id] = distinct(self.doc_ids[h.document] for h in response.results)
         ordered = sorted(sql_ms)
-        return run, {"p50": round(statistics.median(ordered), 2),
-                     "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2)}
+        return run, {
+            "p50": round(statistics.median(ordered), 2),
+            "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
+        }
 
     def bm25s(self, *, chunks: bool = False) -> dict[str, dict[str, float]]:
         """BM25 over whole passages (title + text), or over our chunks as our
@@ -368,8 +447,11 @@ class Evaluation:
         if chunks:
             from retrieval.models import Chunk
 
-            rows = list(Chunk.objects.filter(document__collection=self.collection, revision__status="active")
-                        .order_by("pk").values_list("document__key", "heading_path", "text"))
+            rows = list(
+                Chunk.objects.filter(document__collection=self.collection, revision__status="active")
+                .order_by("pk")
+                .values_list("document__key", "heading_path", "text")
+            )
             owners = [self.doc_ids[key] for key, _, _ in rows]
             texts = [f"{heading}\n{text}" for _, heading, text in rows]
         else:
@@ -377,11 +459,13 @@ class Evaluation:
             texts = [f"{p.title or p.id}\n{p.text}" for p in self.passages]
         tokenizer = Tokenizer(lower=True, stopwords=None, stemmer=None)
         retriever = bm25s.BM25(method="lucene", k1=1.2, b=0.75)
-        retriever.index(tokenizer.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False),
-                        show_progress=False)
+        retriever.index(
+            tokenizer.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False), show_progress=False
+        )
         query_ids = list(self.queries)
-        tokens = tokenizer.tokenize([self.queries[q] for q in query_ids], update_vocab=False, return_as="ids",
-                                    show_progress=False)
+        tokens = tokenizer.tokenize(
+            [self.queries[q] for q in query_ids], update_vocab=False, return_as="ids", show_progress=False
+        )
         depth = min(len(texts), 3 * RUN_DEPTH if chunks else RUN_DEPTH)
         found, scores = retriever.retrieve(tokens, k=depth, show_progress=False)
         out: dict[str, dict[str, float]] = {}
@@ -400,9 +484,13 @@ class Evaluation:
         from retrieval.models import ChunkEmbedding, EmbeddingSpace
 
         space = EmbeddingSpace.objects.get(is_active=True)
-        rows = list(ChunkEmbedding.objects.filter(space=space, chunk__document__collection=self.collection,
-                                                  chunk__revision__status="active")
-                    .order_by("chunk__document__key", "chunk_id").values_list("chunk__document__key", "embedding"))
+        rows = list(
+            ChunkEmbedding.objects.filter(
+                space=space, chunk__document__collection=self.collection, chunk__revision__status="active"
+            )
+            .order_by("chunk__document__key", "chunk_id")
+            .values_list("chunk__document__key", "embedding")
+        )
         keys = [key for key, _ in rows]
         matrix = np.asarray([np.asarray(vector, dtype=np.float32) for _, vector in rows])
         matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -441,6 +529,7 @@ def judge_duplicates(qrels: dict[str, dict[str, int]], passages: list) -> tuple[
     and ``idkmrc-p4143``), the copy judged not relevant, so every system
     loses whenever tie-breaking or a one-token length difference puts the
     copy first. Both figures are reported; this one measures retrieval."""
+
     def norm(text: str) -> str:
         return " ".join(text.split()).lower()
 
@@ -459,10 +548,12 @@ def judge_duplicates(qrels: dict[str, dict[str, int]], passages: list) -> tuple[
     return extended, added
 
 
-def convex(vector: dict[str, dict[str, float]], lexical: dict[str, dict[str, float]],
-           alpha: float) -> dict[str, list[str]]:
+def convex(
+    vector: dict[str, dict[str, float]], lexical: dict[str, dict[str, float]], alpha: float
+) -> dict[str, list[str]]:
     """Convex combination of min-max-normalised scores (each list's top 100;
     a document missing from a list scores 0 there), as in DESIGN.md."""
+
     def normalised(scores: dict[str, float]) -> dict[str, float]:
         if not scores:
             return {}
@@ -483,8 +574,10 @@ def evaluate(qrels: dict[str, dict[str, int]], run: dict[str, list[str]]) -> dic
     import ir_measures
     from ir_measures import R, nDCG
 
-    scored = {q: {doc: float(RUN_DEPTH * 10 - rank) for rank, doc in enumerate(run.get(q, []))} or {"__none__": 0.0}
-              for q in qrels}
+    scored = {
+        q: {doc: float(RUN_DEPTH * 10 - rank) for rank, doc in enumerate(run.get(q, []))} or {"__none__": 0.0}
+        for q in qrels
+    }
     values = ir_measures.calc_aggregate([nDCG @ DEPTH, R @ DEPTH], qrels, scored)
     return {"nDCG@10": round(values[nDCG @ DEPTH], 4), "R@10": round(values[R @ DEPTH], 4)}
 

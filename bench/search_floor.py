@@ -55,8 +55,10 @@ def _negatives(count: int) -> list[str]:
     questions = [qa["question"] for p in paragraphs for qa in p["qas"]]
     rng = random.Random(7)
     picked = rng.sample(questions, min(count * 3 // 4, len(questions)))
-    noise = [" ".join("".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9)))
-                      for _ in range(rng.randint(1, 4))) for _ in range(count - len(picked))]
+    noise = [
+        " ".join("".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9))) for _ in range(rng.randint(1, 4)))
+        for _ in range(count - len(picked))
+    ]
     return picked + noise
 
 
@@ -65,8 +67,12 @@ def main() -> None:
     parser.add_argument("--negatives", type=int, default=200, help="off-topic queries (default 200)")
     args = parser.parse_args()
     users = {u.username: u for u in get_user_model().objects.all()}
-    cases = [json.loads(line) for name in ("eval.jsonl", "editor-dev.jsonl")
-             for line in (ROOT / "demo" / name).read_text().splitlines() if line.strip()]
+    cases = [
+        json.loads(line)
+        for name in ("eval.jsonl", "editor-dev.jsonl")
+        for line in (ROOT / "demo" / name).read_text().splitlines()
+        if line.strip()
+    ]
     positives = []
     for case in cases:
         if not case.get("gold"):

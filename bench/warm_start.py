@@ -65,8 +65,12 @@ def get(url: str, token: str | None = None, timeout: float = 120) -> int:
 
 
 def post(url: str, token: str, body: dict, timeout: float = 120) -> int:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 — loopback only
         response.read()
         return response.status
@@ -83,17 +87,40 @@ def timed(endpoint: str, base: str, token: str, question: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def one_round(endpoint: str, warm: bool, token: str, questions: list[str],
-              warm_n: int) -> tuple[float, float, float]:
+def one_round(endpoint: str, warm: bool, token: str, questions: list[str], warm_n: int) -> tuple[float, float, float]:
     port = free_port()
-    env = dict(os.environ, NALARKU_WARM_START="1" if warm else "0", NALARKU_DEBUG="0",
-               NALARKU_SECRET_KEY="bench-warm-start-" + "x" * 40, NALARKU_SSL_REDIRECT="0",
-               NALARKU_SECURE_COOKIES="0", NALARKU_HSTS_SECONDS="0", PYTHONUNBUFFERED="1")
+    env = dict(
+        os.environ,
+        NALARKU_WARM_START="1" if warm else "0",
+        NALARKU_DEBUG="0",
+        NALARKU_SECRET_KEY="bench-warm-start-" + "x" * 40,
+        NALARKU_SSL_REDIRECT="0",
+        NALARKU_SECURE_COOKIES="0",
+        NALARKU_HSTS_SECONDS="0",
+        PYTHONUNBUFFERED="1",
+    )
     log = open(ROOT / "var" / "bench-warm-start.log", "ab")  # noqa: SIM115 — closed below
     started = time.perf_counter()
-    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "nalarku_site.wsgi", "--bind", f"{HOST}:{port}",
-                               "--workers", "1", "--timeout", "120", "--log-level", "warning"],
-                              cwd=ROOT, env=env, stdout=log, stderr=log)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "nalarku_site.wsgi",
+            "--bind",
+            f"{HOST}:{port}",
+            "--workers",
+            "1",
+            "--timeout",
+            "120",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=log,
+    )
     base = f"http://{HOST}:{port}"
     try:
         while True:
@@ -107,7 +134,7 @@ def one_round(endpoint: str, warm: bool, token: str, questions: list[str],
             time.sleep(0.1)
         ready = time.perf_counter() - started
         first = timed(endpoint, base, token, questions[0])
-        warm_runs = [timed(endpoint, base, token, q) for q in questions[1:1 + warm_n]]
+        warm_runs = [timed(endpoint, base, token, q) for q in questions[1 : 1 + warm_n]]
         return ready, first, statistics.median(warm_runs)
     finally:
         server.terminate()
@@ -120,8 +147,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="server starts per mode (default %(default)s)")
     parser.add_argument("--warm", type=int, default=10, help="warm searches per start (default %(default)s)")
     args = parser.parse_args()
-    questions = [json.loads(line)["question"] for line in EVAL.read_text(encoding="utf-8").splitlines()
-                 if line.strip()]
+    questions = [json.loads(line)["question"] for line in EVAL.read_text(encoding="utf-8").splitlines() if line.strip()]
     user = get_user_model().objects.filter(username="pembaca").first()
     if user is None:
         sys.exit("the demo users are missing: run make demo (or manage.py demo_setup) first")
@@ -141,8 +167,10 @@ def main() -> None:
     for (endpoint, name), results in rows.items():
         ready, first, warm_p50 = (statistics.median(r[i] for r in results) for i in range(3))
         ratios = [r[1] / r[2] for r in results]
-        print(f"/api/{endpoint:<6} {name:<30} {ready:>8.2f} {first:>9.1f} {warm_p50:>12.1f} "
-              f"{statistics.median(ratios):>13.2f}")
+        print(
+            f"/api/{endpoint:<6} {name:<30} {ready:>8.2f} {first:>9.1f} {warm_p50:>12.1f} "
+            f"{statistics.median(ratios):>13.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -43,9 +43,11 @@ from nalarku_site.celery import app as celery_app  # noqa: E402
 from retrieval.ingestion import RevisionInput, revision_submit  # noqa: E402
 from retrieval.models import Chunk, EmbeddingCacheEntry, Revision, RevisionStatus  # noqa: E402
 
-WORDS = ("sinkronisasi agen konsol kuota paket pelanggan wilayah penyimpanan cadangan pemulihan izin token "
-         "perangkat jaringan proxy firewall batas waktu laporan tagihan harga rilis fitur dokumentasi kebijakan "
-         "retensi log audit server klien unggah unduh berkas folder tim admin keamanan enkripsi kunci").split()
+WORDS = (
+    "sinkronisasi agen konsol kuota paket pelanggan wilayah penyimpanan cadangan pemulihan izin token "
+    "perangkat jaringan proxy firewall batas waktu laporan tagihan harga rilis fitur dokumentasi kebijakan "
+    "retensi log audit server klien unggah unduh berkas folder tim admin keamanan enkripsi kunci"
+).split()
 
 
 def corpus(revisions: int, paragraphs: int) -> list[str]:
@@ -72,10 +74,34 @@ def round_run(texts: list[str], workers: int, tag: str) -> tuple[float, int]:
     celery_app.control.purge()
     env = {**os.environ, "DATABASE_URL": _database_url(), "NALARKU_WARM_START": "1", "OMP_NUM_THREADS": "1"}
     names = [f"bench{k}-{tag}" for k in range(workers)]
-    procs = [subprocess.Popen([sys.executable, "-m", "celery", "-A", "nalarku_site", "worker", "-Q", "ingest",
-                               "-P", "prefork", "-c", "1", "--hostname", f"{name}@%h", "--without-gossip",
-                               "--without-mingle", "-l", "WARNING"],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for name in names]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "nalarku_site",
+                "worker",
+                "-Q",
+                "ingest",
+                "-P",
+                "prefork",
+                "-c",
+                "1",
+                "--hostname",
+                f"{name}@%h",
+                "--without-gossip",
+                "--without-mingle",
+                "-l",
+                "WARNING",
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for name in names
+    ]
     try:
         # Timed from when every worker answers (its model loads as its child starts).
         deadline = time.monotonic() + 120
@@ -84,8 +110,12 @@ def round_run(texts: list[str], workers: int, tag: str) -> tuple[float, int]:
                 raise SystemExit("the workers did not start")
         time.sleep(3)
         started = time.perf_counter()
-        ids = [revision_submit(data=RevisionInput(key=f"{tag}-{n}", title=f"Uji {n}", content=text,
-                                                  public=True)).revision.pk for n, text in enumerate(texts)]
+        ids = [
+            revision_submit(
+                data=RevisionInput(key=f"{tag}-{n}", title=f"Uji {n}", content=text, public=True)
+            ).revision.pk
+            for n, text in enumerate(texts)
+        ]
         while Revision.objects.filter(pk__in=ids, status=RevisionStatus.ACTIVE).count() < len(ids):
             if Revision.objects.filter(pk__in=ids, status=RevisionStatus.FAILED).exists():
                 raise SystemExit("a revision failed to index")
@@ -113,10 +143,14 @@ def main() -> None:
         for workers in (1, 2) if n % 2 == 0 else (2, 1):
             seconds, chunks = round_run(texts, workers, f"b{time.time_ns()}")
             results[workers].append(seconds)
-            print(f"round {n + 1}, {workers} worker(s): {len(texts)} revisions, {chunks} chunks in {seconds:.1f} s",
-                  flush=True)
-    print(f"\n{len(texts)} revisions ({chunks} chunks) per round, embedding cache emptied each round, "
-          f"{os.cpu_count()} cores")
+            print(
+                f"round {n + 1}, {workers} worker(s): {len(texts)} revisions, {chunks} chunks in {seconds:.1f} s",
+                flush=True,
+            )
+    print(
+        f"\n{len(texts)} revisions ({chunks} chunks) per round, embedding cache emptied each round, "
+        f"{os.cpu_count()} cores"
+    )
     print(f"{'workers':>8}{'median s':>10}{'revisions/min':>15}{'chunks/min':>12}")
     for workers, times in results.items():
         median = statistics.median(times)

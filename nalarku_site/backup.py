@@ -39,9 +39,26 @@ from review.models import Answer, Claim, ClaimReview
 # libpq parameters Django may resolve from DATABASES (``OPTIONS`` included);
 # the rest of get_connection_params() is for psycopg (cursor class, adapters).
 # ``options`` is left out: the session settings it carries are for searches.
-_LIBPQ_KEYS = ("dbname", "host", "port", "user", "password", "service", "passfile", "sslmode",
-               "sslrootcert", "sslcert", "sslkey", "sslcrl", "connect_timeout", "target_session_attrs",
-               "application_name", "gssencmode", "channel_binding", "client_encoding")
+_LIBPQ_KEYS = (
+    "dbname",
+    "host",
+    "port",
+    "user",
+    "password",
+    "service",
+    "passfile",
+    "sslmode",
+    "sslrootcert",
+    "sslcert",
+    "sslkey",
+    "sslcrl",
+    "connect_timeout",
+    "target_session_attrs",
+    "application_name",
+    "gssencmode",
+    "channel_binding",
+    "client_encoding",
+)
 
 
 class BackupError(Exception):
@@ -63,14 +80,16 @@ class Counts:
     users: int = 0
 
     def lines(self) -> list[str]:
-        return [f"  dokumen          {self.documents}",
-                f"  revisi           {self.revisions}",
-                f"  potongan         {self.chunks}",
-                f"  embedding        {self.embeddings}",
-                f"  jawaban          {self.answers}",
-                f"  klaim            {self.claims} ({self.reviewed_claims} sudah ditinjau)",
-                f"  entri audit      {self.audit_entries}",
-                f"  pengguna         {self.users}"]
+        return [
+            f"  dokumen          {self.documents}",
+            f"  revisi           {self.revisions}",
+            f"  potongan         {self.chunks}",
+            f"  embedding        {self.embeddings}",
+            f"  jawaban          {self.answers}",
+            f"  klaim            {self.claims} ({self.reviewed_claims} sudah ditinjau)",
+            f"  entri audit      {self.audit_entries}",
+            f"  pengguna         {self.users}",
+        ]
 
 
 @dataclass(frozen=True)
@@ -89,8 +108,7 @@ class RestoreResult:
     seconds: float
 
 
-def backup_database(*, path: Path, force: bool = False,
-                    progress: Callable[[str], None] | None = None) -> BackupResult:
+def backup_database(*, path: Path, force: bool = False, progress: Callable[[str], None] | None = None) -> BackupResult:
     """Write a pg_dump custom archive of the connected database to ``path``.
 
     The archive goes to a temporary file next to ``path`` and is renamed only
@@ -121,9 +139,18 @@ def backup_database(*, path: Path, force: bool = False,
     try:
         progress(f"Mencadangkan basis data «{_name(params)}» dengan {pg_dump} …")
         with _exported_snapshot(params) as (snapshot, counts):
-            _run(pg_dump, ["--format=custom", "--no-password", f"--snapshot={snapshot}",
-                           f"--file={tmp}", f"--dbname={_conninfo(params)}"],
-                 params=params, failure="pg_dump gagal")
+            _run(
+                pg_dump,
+                [
+                    "--format=custom",
+                    "--no-password",
+                    f"--snapshot={snapshot}",
+                    f"--file={tmp}",
+                    f"--dbname={_conninfo(params)}",
+                ],
+                params=params,
+                failure="pg_dump gagal",
+            )
         with open(tmp, "rb") as written:
             os.fsync(written.fileno())
         if path.exists() and not force:  # appeared while we were dumping
@@ -136,12 +163,12 @@ def backup_database(*, path: Path, force: bool = False,
     finally:
         if not done:
             tmp.unlink(missing_ok=True)
-    return BackupResult(path=path, size=path.stat().st_size, counts=counts,
-                        seconds=time.monotonic() - started)
+    return BackupResult(path=path, size=path.stat().st_size, counts=counts, seconds=time.monotonic() - started)
 
 
-def restore_database(*, path: Path, force: bool = False,
-                     progress: Callable[[str], None] | None = None) -> RestoreResult:
+def restore_database(
+    *, path: Path, force: bool = False, progress: Callable[[str], None] | None = None
+) -> RestoreResult:
     """Restore a pg_dump archive into the connected database.
 
     Refuses a database that already holds tables unless ``force`` (which
@@ -165,8 +192,10 @@ def restore_database(*, path: Path, force: bool = False,
         toc = _run(pg_restore, ["--list", str(path)], params=None, failure=bad)
     except BackupError as error:
         if "unsupported version" in str(error):
-            raise BackupError(f"{path} dibuat oleh pg_dump yang lebih baru dari {pg_restore}; pulihkan ke "
-                              "server PostgreSQL yang sama atau lebih baru dari asalnya.") from error
+            raise BackupError(
+                f"{path} dibuat oleh pg_dump yang lebih baru dari {pg_restore}; pulihkan ke "
+                "server PostgreSQL yang sama atau lebih baru dari asalnya."
+            ) from error
         raise
     # --list reads only the table of contents; a file cut short in its data
     # would pass it. Reading every block (to /dev/null) catches that before
@@ -176,24 +205,39 @@ def restore_database(*, path: Path, force: bool = False,
     tables, present, extensions = _target_state(params)
     if tables and not force:
         if present.documents:
-            raise BackupError(f"Basis data tujuan «{_name(params)}» sudah berisi {present.documents} dokumen; "
-                              "pemulihan akan menggantinya. Pakai --force bila memang itu maksudnya.")
-        raise BackupError(f"Basis data tujuan «{_name(params)}» tidak kosong ({tables} tabel, mis. sesudah "
-                          "migrate); pakai --force untuk menggantinya dengan isi cadangan.")
+            raise BackupError(
+                f"Basis data tujuan «{_name(params)}» sudah berisi {present.documents} dokumen; "
+                "pemulihan akan menggantinya. Pakai --force bila memang itu maksudnya."
+            )
+        raise BackupError(
+            f"Basis data tujuan «{_name(params)}» tidak kosong ({tables} tabel, mis. sesudah "
+            "migrate); pakai --force untuk menggantinya dengan isi cadangan."
+        )
 
     progress(f"Memulihkan ke basis data «{_name(params)}» dengan {pg_restore} …")
     with tempfile.NamedTemporaryFile("w", prefix="nalarku-restore-", suffix=".list") as use_list:
         use_list.write(_restore_list(toc, keep=extensions))
         use_list.flush()
-        arguments = ["--no-password", "--exit-on-error", "--single-transaction",
-                     # The archive's owners and grants name roles of the source
-                     # server, which the target need not have.
-                     "--no-owner", "--no-privileges", f"--use-list={use_list.name}",
-                     f"--dbname={_conninfo(params)}", str(path)]
+        arguments = [
+            "--no-password",
+            "--exit-on-error",
+            "--single-transaction",
+            # The archive's owners and grants name roles of the source
+            # server, which the target need not have.
+            "--no-owner",
+            "--no-privileges",
+            f"--use-list={use_list.name}",
+            f"--dbname={_conninfo(params)}",
+            str(path),
+        ]
         if tables:
             arguments[:0] = ["--clean", "--if-exists"]
-        _run(pg_restore, arguments, params=params,
-             failure="pg_restore gagal; basis data tujuan tidak diubah (satu transaksi)")
+        _run(
+            pg_restore,
+            arguments,
+            params=params,
+            failure="pg_restore gagal; basis data tujuan tidak diubah (satu transaksi)",
+        )
     _, counts, _ = _target_state(params)
     return RestoreResult(path=path, counts=counts, replaced=bool(tables), seconds=time.monotonic() - started)
 
@@ -262,16 +306,19 @@ def _tool(name: str) -> Path:
     newer = [major for major in found if major > server_major]
     if newer:
         return found[min(newer)]
-    raise BackupError(f"Server PostgreSQL versi {server_major} lebih baru dari {name} yang tersedia "
-                      f"(versi {', '.join(map(str, sorted(found))) or '-'}); pasang {name} versi {server_major} "
-                      f"(mis. paket postgresql-client-{server_major}) agar ada di PATH.")
+    raise BackupError(
+        f"Server PostgreSQL versi {server_major} lebih baru dari {name} yang tersedia "
+        f"(versi {', '.join(map(str, sorted(found))) or '-'}); pasang {name} versi {server_major} "
+        f"(mis. paket postgresql-client-{server_major}) agar ada di PATH."
+    )
 
 
 def _major_version(tool: Path) -> int | None:
     """15 from "pg_dump (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)"."""
     try:
-        output = subprocess.run([str(tool), "--version"], capture_output=True, text=True, check=False,
-                                timeout=10).stdout
+        output = subprocess.run(
+            [str(tool), "--version"], capture_output=True, text=True, check=False, timeout=10
+        ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
     match = re.search(r"\) (\d+)", output)
@@ -287,8 +334,9 @@ def _run(tool: Path, arguments: list[str], *, params: dict[str, str] | None, fai
     if params and "password" in params:
         env["PGPASSWORD"] = params["password"]
     try:
-        result = subprocess.run([str(tool), *arguments], env=env, capture_output=True, text=True,
-                                errors="replace", check=False)
+        result = subprocess.run(
+            [str(tool), *arguments], env=env, capture_output=True, text=True, errors="replace", check=False
+        )
     except OSError as error:
         raise BackupError(f"{tool} tidak dapat dijalankan: {error.strerror or error}.") from error
     if result.returncode != 0:
@@ -298,8 +346,10 @@ def _run(tool: Path, arguments: list[str], *, params: dict[str, str] | None, fai
         errors = [line for line in lines if line.startswith(f"{tool.name}: error:")]
         last = (errors or lines or [f"kode keluar {result.returncode}"])[-1]
         if "permission denied to create extension" in last:
-            last += (" — minta superuser menjalankan CREATE EXTENSION vector di basis data tujuan "
-                     "(atau di template1) lebih dulu")
+            last += (
+                " — minta superuser menjalankan CREATE EXTENSION vector di basis data tujuan "
+                "(atau di template1) lebih dulu"
+            )
         raise BackupError(f"{failure}: {last}")
     return result.stdout
 
@@ -356,10 +406,17 @@ def _counts(conn: psycopg.Connection) -> Counts:
         query = sql.SQL("SELECT count(*) FROM {} WHERE {}").format(sql.Identifier(table), where)
         return conn.execute(query, params).fetchone()[0]
 
-    return Counts(documents=rows(Document), revisions=rows(Revision), chunks=rows(Chunk),
-                  embeddings=rows(ChunkEmbedding), answers=rows(Answer), claims=rows(Claim),
-                  reviewed_claims=rows(Claim, sql.SQL("review_status <> %s"), (ClaimReview.PENDING,)),
-                  audit_entries=rows(LogEntry), users=rows(User))
+    return Counts(
+        documents=rows(Document),
+        revisions=rows(Revision),
+        chunks=rows(Chunk),
+        embeddings=rows(ChunkEmbedding),
+        answers=rows(Answer),
+        claims=rows(Claim),
+        reviewed_claims=rows(Claim, sql.SQL("review_status <> %s"), (ClaimReview.PENDING,)),
+        audit_entries=rows(LogEntry),
+        users=rows(User),
+    )
 
 
 def _fsync_dir(directory: Path) -> None:

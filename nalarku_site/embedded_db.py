@@ -39,6 +39,5 @@ def stop_embedded_database(data_dir: Path) -> bool:
         return False
     bin_path = POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION]
     user = "pgserver" if os.geteuid() == 0 else None
-    pgexec("pg_ctl", ("-w", "-D", str(pgdata), "stop", "-m", "fast"),
-           bin_path=bin_path, user=user)
+    pgexec("pg_ctl", ("-w", "-D", str(pgdata), "stop", "-m", "fast"), bin_path=bin_path, user=user)
     return True

@@ -42,12 +42,18 @@ from .replicas import replica_lags
 logger = logging.getLogger(__name__)
 
 STAGE_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
-REQUEST_SECONDS = Histogram("nalarku_http_request_seconds", "Latensi permintaan HTTP per view dan kelas status",
-                            ["view", "method", "status"], buckets=STAGE_BUCKETS)
-SEARCH_STAGE_SECONDS = Histogram("nalarku_search_stage_seconds", "Waktu tiap tahap pencarian", ["stage"],
-                                 buckets=STAGE_BUCKETS)
-ASK_STAGE_SECONDS = Histogram("nalarku_ask_stage_seconds", "Waktu tiap tahap menjawab", ["stage"],
-                              buckets=STAGE_BUCKETS)
+REQUEST_SECONDS = Histogram(
+    "nalarku_http_request_seconds",
+    "Latensi permintaan HTTP per view dan kelas status",
+    ["view", "method", "status"],
+    buckets=STAGE_BUCKETS,
+)
+SEARCH_STAGE_SECONDS = Histogram(
+    "nalarku_search_stage_seconds", "Waktu tiap tahap pencarian", ["stage"], buckets=STAGE_BUCKETS
+)
+ASK_STAGE_SECONDS = Histogram(
+    "nalarku_ask_stage_seconds", "Waktu tiap tahap menjawab", ["stage"], buckets=STAGE_BUCKETS
+)
 FAILURES_KEY = "nalarku:metrics:task_failures"
 
 
@@ -87,8 +93,9 @@ class ScrapeTimeCollector(Collector):
             logger.warning("metrics: Redis not readable: %s", exc)
         yield depth
         yield failures
-        lag = GaugeMetricFamily("nalarku_replica_lag_seconds", "Ketertinggalan replay tiap replika baca",
-                                labels=["replica"])
+        lag = GaugeMetricFamily(
+            "nalarku_replica_lag_seconds", "Ketertinggalan replay tiap replika baca", labels=["replica"]
+        )
         for alias, seconds in replica_lags().items():
             if seconds is not None:
                 lag.add_metric([alias], seconds)
@@ -111,8 +118,11 @@ def _allowed(request: HttpRequest) -> bool:
 @never_cache
 def metrics_view(request: HttpRequest) -> HttpResponse:
     if not _allowed(request):
-        return HttpResponse("Tidak diizinkan: metrik hanya untuk admin atau token metrik.", status=403,
-                            content_type="text/plain; charset=utf-8")
+        return HttpResponse(
+            "Tidak diizinkan: metrik hanya untuk admin atau token metrik.",
+            status=403,
+            content_type="text/plain; charset=utf-8",
+        )
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
@@ -135,5 +145,6 @@ class MetricsMiddleware:
         match = getattr(request, "resolver_match", None)
         view = (match.view_name if match else "") or "tidak-dikenal"
         REQUEST_SECONDS.labels(view=view, method=request.method, status=f"{response.status_code // 100}xx").observe(
-            time.perf_counter() - started)
+            time.perf_counter() - started
+        )
         return response

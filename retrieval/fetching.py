@@ -39,8 +39,7 @@ USER_AGENT = "Nalarku/1.0 (pemeriksa arsip redaksi)"
 ROBOTS_AGENT = "Nalarku"
 DEFAULTS = {"timeout": 20.0, "host_delay": 1.0, "max_redirects": 5, "every_hours": 24}
 _HTML = {"text/html", "application/xhtml+xml"}
-_BINARY = {"application/pdf": "pdf",
-           "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx"}
+_BINARY = {"application/pdf": "pdf", "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx"}
 _TEXT = {"text/plain": "text", "text/markdown": "markdown", "text/x-markdown": "markdown"}
 
 
@@ -68,8 +67,14 @@ class Fetched:
 class Fetcher:
     """One fetching run: robots.txt cached per host, requests to a host spaced."""
 
-    def __init__(self, *, timeout: float | None = None, host_delay: float | None = None,
-                 max_redirects: int | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        *,
+        timeout: float | None = None,
+        host_delay: float | None = None,
+        max_redirects: int | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         options = config()
         self.timeout = options["timeout"] if timeout is None else timeout
         self.host_delay = options["host_delay"] if host_delay is None else host_delay
@@ -77,8 +82,7 @@ class Fetcher:
         self._sleep = sleep
         self._robots: dict[str, RobotFileParser | bool] = {}
         self._last_request: dict[str, float] = {}
-        self._client = httpx.Client(timeout=self.timeout, headers={"User-Agent": USER_AGENT},
-                                    follow_redirects=False)
+        self._client = httpx.Client(timeout=self.timeout, headers={"User-Agent": USER_AGENT}, follow_redirects=False)
 
     def close(self) -> None:
         self._client.close()
@@ -188,9 +192,18 @@ class _Reply:
 
 
 # What an admin reads for a failed reply (the server's reason phrase is English).
-_HTTP_MEANINGS = {400: "permintaan ditolak", 401: "perlu masuk", 403: "akses ditolak", 404: "halaman tidak ditemukan",
-                  410: "halaman sudah dihapus", 429: "terlalu banyak permintaan", 500: "galat server",
-                  502: "gateway galat", 503: "layanan tidak tersedia", 504: "gateway tidak menjawab"}
+_HTTP_MEANINGS = {
+    400: "permintaan ditolak",
+    401: "perlu masuk",
+    403: "akses ditolak",
+    404: "halaman tidak ditemukan",
+    410: "halaman sudah dihapus",
+    429: "terlalu banyak permintaan",
+    500: "galat server",
+    502: "gateway galat",
+    503: "layanan tidak tersedia",
+    504: "gateway tidak menjawab",
+}
 
 
 def _http_problem(status: int) -> str:
@@ -217,15 +230,21 @@ def _read(body: bytes, response: httpx.Response, url: str) -> Fetched:
     mime = response.headers.get("content-type", "").split(";")[0].strip().lower()
     if mime in _HTML:
         html = body.decode(response.encoding or "utf-8", "replace")
-        text = trafilatura.extract(html, url=url, output_format="markdown", include_tables=True,
-                                   include_comments=False, include_images=False, include_links=False)
+        text = trafilatura.extract(
+            html,
+            url=url,
+            output_format="markdown",
+            include_tables=True,
+            include_comments=False,
+            include_images=False,
+            include_links=False,
+        )
         if not text or not text.strip():
             raise FetchError("halaman tidak berisi teks utama yang bisa diambil")
         metadata = trafilatura.extract_metadata(html, default_url=url)
         title = (metadata.title or "") if metadata else ""
         date = (metadata.date or None) if metadata else None
-        return Fetched(url=url, content=text.strip() + "\n", format="markdown", title=title[:500],
-                       document_date=date)
+        return Fetched(url=url, content=text.strip() + "\n", format="markdown", title=title[:500], document_date=date)
     if mime in _BINARY:
         try:
             converted = convert(body, _BINARY[mime])
@@ -242,6 +261,7 @@ def _read(body: bytes, response: httpx.Response, url: str) -> Fetched:
 
 # --- services ---------------------------------------------------------------------
 
+
 def _date(value: str | None) -> date | None:
     """A page's own date as trafilatura found it (``2026-06-01``), if any."""
     try:
@@ -250,8 +270,9 @@ def _date(value: str | None) -> date | None:
         return None
 
 
-def fetch_new(data: RevisionInput, *, every_hours: int | None = None, enqueue: bool = True,
-              fetcher: Fetcher | None = None) -> SubmitResult:
+def fetch_new(
+    data: RevisionInput, *, every_hours: int | None = None, enqueue: bool = True, fetcher: Fetcher | None = None
+) -> SubmitResult:
     """A document (new or known) whose revision comes from ``data.url``;
     ``data.content`` is ignored. FetchError when the source cannot be read —
     then nothing is stored. The new revision, if any, is enqueued for the
@@ -267,9 +288,14 @@ def fetch_new(data: RevisionInput, *, every_hours: int | None = None, enqueue: b
     data.title = data.title or fetched.title or data.key
     data.document_date = data.document_date or _date(fetched.document_date)
     result = revision_submit(data=data, enqueue=enqueue)
-    _record(result.document, fetch_every_hours=every_hours or config()["every_hours"],
-            fetch_status="changed" if result.revision else "unchanged", fetch_error="",
-            etag=fetched.etag, last_modified=fetched.last_modified)
+    _record(
+        result.document,
+        fetch_every_hours=every_hours or config()["every_hours"],
+        fetch_status="changed" if result.revision else "unchanged",
+        fetch_error="",
+        etag=fetched.etag,
+        last_modified=fetched.last_modified,
+    )
     return result
 
 
@@ -293,12 +319,22 @@ def document_fetch(document: Document, *, fetcher: Fetcher, sync: bool = False) 
         _record(document, fetch_status="not_modified", fetch_error="")
         return "not_modified"
     latest = document.revisions.order_by("-number").first()
-    result = revision_submit(data=RevisionInput(
-        key=document.key, title=document.title, content=fetched.content, format=fetched.format,
-        page_starts=fetched.page_starts, source_type=document.source_type_id, url=document.url,
-        document_date=_date(fetched.document_date) or (latest.document_date if latest else None),
-        groups=list(document.groups.values_list("name", flat=True)), public=document.public,
-        collection=document.collection), enqueue=not sync)
+    result = revision_submit(
+        data=RevisionInput(
+            key=document.key,
+            title=document.title,
+            content=fetched.content,
+            format=fetched.format,
+            page_starts=fetched.page_starts,
+            source_type=document.source_type_id,
+            url=document.url,
+            document_date=_date(fetched.document_date) or (latest.document_date if latest else None),
+            groups=list(document.groups.values_list("name", flat=True)),
+            public=document.public,
+            collection=document.collection,
+        ),
+        enqueue=not sync,
+    )
     status = "changed" if result.revision else "unchanged"
     _record(document, fetch_status=status, fetch_error="", etag=fetched.etag, last_modified=fetched.last_modified)
     if sync and result.revision is not None:
@@ -313,21 +349,31 @@ def due_documents(*, include_not_due: bool = False, keys: Iterable[str] = ()) ->
     if keys:
         documents = documents.filter(key__in=list(keys))
     now = timezone.now()
-    due = [d for d in documents.order_by("last_fetched_at", "key")
-           if include_not_due or d.last_fetched_at is None
-           or d.last_fetched_at + timedelta(hours=d.fetch_every_hours) <= now]
+    due = [
+        d
+        for d in documents.order_by("last_fetched_at", "key")
+        if include_not_due
+        or d.last_fetched_at is None
+        or d.last_fetched_at + timedelta(hours=d.fetch_every_hours) <= now
+    ]
     return due
 
 
 @dataclass
 class FetchReport:
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
-        ("changed", "unchanged", "not_modified", "failed"), 0))
+    counts: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(("changed", "unchanged", "not_modified", "failed"), 0)
+    )
     failures: list[tuple[str, str]] = field(default_factory=list)  # (document key, reason)
 
 
-def sources_fetch(*, include_not_due: bool = False, sync: bool = False, keys: Iterable[str] = (),
-                  progress: Callable[[Iterable[Document]], Iterable[Document]] = iter) -> FetchReport:
+def sources_fetch(
+    *,
+    include_not_due: bool = False,
+    sync: bool = False,
+    keys: Iterable[str] = (),
+    progress: Callable[[Iterable[Document]], Iterable[Document]] = iter,
+) -> FetchReport:
     """Fetch every due document (see ``due_documents``) once, in one polite run."""
     report = FetchReport()
     with Fetcher() as fetcher:

@@ -37,9 +37,17 @@ def transport_problem(exc: httpx.TransportError) -> str:
     return f"tidak dapat dihubungi ({meaning})"
 
 
-def post_json(url: str, payload: dict[str, Any], *, headers: dict[str, str] | None = None,
-              timeout: float = 30.0, retries: int = 2, backoff: float = 0.5,
-              error: type[ServiceError] = ServiceError, service: str = "server") -> Any:
+def post_json(
+    url: str,
+    payload: dict[str, Any],
+    *,
+    headers: dict[str, str] | None = None,
+    timeout: float = 30.0,
+    retries: int = 2,
+    backoff: float = 0.5,
+    error: type[ServiceError] = ServiceError,
+    service: str = "server",
+) -> Any:
     """POST ``payload`` and return the decoded JSON reply.
 
     Connection errors, timeouts and 408/429/5xx replies are retried ``retries``
@@ -63,5 +71,5 @@ def post_json(url: str, payload: dict[str, Any], *, headers: dict[str, str] | No
             problem = f"{service}: HTTP {response.status_code}"
         if not transient or attempt >= retries:
             raise error(problem, transient=transient)
-        time.sleep(backoff * (2 ** attempt))
+        time.sleep(backoff * (2**attempt))
         attempt += 1

@@ -73,9 +73,9 @@ class SubmitResult:
 
 # --- submit ---------------------------------------------------------------------------
 
+
 @transaction.atomic
-def revision_submit(*, data: RevisionInput, enqueue: bool = True,
-                    update_unchanged: bool = True) -> SubmitResult:
+def revision_submit(*, data: RevisionInput, enqueue: bool = True, update_unchanged: bool = True) -> SubmitResult:
     """Create or update the document ``data.key`` and add a pending revision
     unless the content equals the newest revision's. Metadata (title, groups,
     public flag …) is updated either way and takes effect at the next query —
@@ -86,8 +86,13 @@ def revision_submit(*, data: RevisionInput, enqueue: bool = True,
     source_type_created = SourceType.ensure(data.source_type)
     document, created = Document.objects.select_for_update().get_or_create(
         key=data.key,
-        defaults={"title": data.title, "url": data.url, "source_type_id": data.source_type,
-                  "public": data.public, "collection": data.collection},
+        defaults={
+            "title": data.title,
+            "url": data.url,
+            "source_type_id": data.source_type,
+            "public": data.public,
+            "collection": data.collection,
+        },
     )
     latest = None if created else document.revisions.order_by("-number").first()
     unchanged = latest is not None and latest.content_hash == digest
@@ -108,7 +113,9 @@ def revision_submit(*, data: RevisionInput, enqueue: bool = True,
 
     for relation_type, target_key in data.relations:
         Relation.objects.update_or_create(
-            source=document, type=relation_type, target_key=target_key,
+            source=document,
+            type=relation_type,
+            target_key=target_key,
             defaults={"target": Document.objects.filter(key=target_key).first()},
         )
     if created:  # relations declared before this document existed
@@ -145,8 +152,9 @@ def revision_enqueue(*, revision_id: int, force: bool = False) -> bool:
     return True
 
 
-def revision_sweep(*, pending_for: timedelta = timedelta(minutes=2),
-                   stuck_for: timedelta = timedelta(minutes=30)) -> list[int]:
+def revision_sweep(
+    *, pending_for: timedelta = timedelta(minutes=2), stuck_for: timedelta = timedelta(minutes=30)
+) -> list[int]:
     """Re-enqueue revisions left pending (e.g. the broker was down at save
     time) or stuck in indexing (a worker died). Returns their ids."""
     now = timezone.now()
@@ -159,6 +167,7 @@ def revision_sweep(*, pending_for: timedelta = timedelta(minutes=2),
 
 
 # --- index ------------------------------------------------------------------------------
+
 
 def indexing_spaces(provider: EmbeddingProvider) -> list[EmbeddingSpace]:
     """Spaces a new revision is embedded into: the active one (created for
@@ -174,7 +183,9 @@ def indexing_spaces(provider: EmbeddingProvider) -> list[EmbeddingSpace]:
 def space_for(provider: EmbeddingProvider) -> EmbeddingSpace:
     """The space of ``provider`` (created, with its HNSW index, if new)."""
     space, created = EmbeddingSpace.objects.get_or_create(
-        provider=provider.provider, model=provider.model, version=provider.version,
+        provider=provider.provider,
+        model=provider.model,
+        version=provider.version,
         dimensions=provider.dimensions,
     )
     if created:
@@ -218,8 +229,14 @@ class IndexResult:
     skipped: bool = False
 
 
-def revision_index(*, revision_id: int, provider: EmbeddingProvider | None = None,
-                   max_tokens: int | None = None, breadcrumbs: bool = True, force: bool = False) -> IndexResult:
+def revision_index(
+    *,
+    revision_id: int,
+    provider: EmbeddingProvider | None = None,
+    max_tokens: int | None = None,
+    breadcrumbs: bool = True,
+    force: bool = False,
+) -> IndexResult:
     """Chunk, embed and index one revision, then activate it.
 
     Idempotent: an active or superseded revision is left alone unless
@@ -247,8 +264,9 @@ def revision_index(*, revision_id: int, provider: EmbeddingProvider | None = Non
 
     document = revision.document
     try:
-        drafts = chunk_document(revision.content, revision.format, count=token_count,
-                                max_tokens=max_tokens, title=revision.title)
+        drafts = chunk_document(
+            revision.content, revision.format, count=token_count, max_tokens=max_tokens, title=revision.title
+        )
     except ChunkingError as exc:
         _record_failure(revision_id, str(exc))
         return IndexResult(revision_id, RevisionStatus.FAILED)
@@ -270,18 +288,33 @@ def revision_index(*, revision_id: int, provider: EmbeddingProvider | None = Non
             return IndexResult(revision_id, revision.status, skipped=True)
         postings_remove(revision_id=revision.pk)
         Chunk.objects.filter(revision=revision).delete()
-        chunks = Chunk.objects.bulk_create([
-            Chunk(revision=revision, document=document, position=d.position,
-                  key=f"{document.key}:r{revision.number}:p{d.position}", kind=d.kind,
-                  heading_path=d.breadcrumb, text=d.text, token_count=d.token_count,
-                  char_start=d.char_start, char_end=d.char_end, page=page_of(d.char_start, revision.page_starts),
-                  page_end=last_page_of(d.char_start, d.char_end, revision.page_starts))
-            for d in drafts
-        ])
-        ChunkEmbedding.objects.bulk_create([
-            ChunkEmbedding(chunk=chunk, space=space, embedding=vectors[n])
-            for space in spaces for n, chunk in enumerate(chunks)
-        ], batch_size=500)
+        chunks = Chunk.objects.bulk_create(
+            [
+                Chunk(
+                    revision=revision,
+                    document=document,
+                    position=d.position,
+                    key=f"{document.key}:r{revision.number}:p{d.position}",
+                    kind=d.kind,
+                    heading_path=d.breadcrumb,
+                    text=d.text,
+                    token_count=d.token_count,
+                    char_start=d.char_start,
+                    char_end=d.char_end,
+                    page=page_of(d.char_start, revision.page_starts),
+                    page_end=last_page_of(d.char_start, d.char_end, revision.page_starts),
+                )
+                for d in drafts
+            ]
+        )
+        ChunkEmbedding.objects.bulk_create(
+            [
+                ChunkEmbedding(chunk=chunk, space=space, embedding=vectors[n])
+                for space in spaces
+                for n, chunk in enumerate(chunks)
+            ],
+            batch_size=500,
+        )
         postings_add(revision_id=revision.pk)
         revision.chunker_version = CHUNKER_VERSION
         revision.indexed_at = timezone.now()
@@ -289,20 +322,23 @@ def revision_index(*, revision_id: int, provider: EmbeddingProvider | None = Non
         if not serving:
             revision.status = _activate(revision)
         revision.save(update_fields=["chunker_version", "indexed_at", "error", "status", "updated_at"])
-    return IndexResult(revision_id, revision.status, chunks=len(chunks),
-                       tokens=sum(d.token_count for d in drafts), embedded=embedded)
+    return IndexResult(
+        revision_id, revision.status, chunks=len(chunks), tokens=sum(d.token_count for d in drafts), embedded=embedded
+    )
 
 
 def _activate(revision: Revision) -> str:
     """Make ``revision`` its document's serving revision unless a newer one
     already serves (an older revision finishing late only joins history)."""
     document = Document.objects.select_for_update().get(pk=revision.document_id)
-    newest_active = (Revision.objects.filter(document=document, status=RevisionStatus.ACTIVE)
-                     .aggregate(n=Max("number"))["n"])
+    newest_active = Revision.objects.filter(document=document, status=RevisionStatus.ACTIVE).aggregate(n=Max("number"))[
+        "n"
+    ]
     if newest_active is not None and newest_active > revision.number:
         return RevisionStatus.SUPERSEDED
     Revision.objects.filter(document=document, status=RevisionStatus.ACTIVE).update(
-        status=RevisionStatus.SUPERSEDED, updated_at=timezone.now())
+        status=RevisionStatus.SUPERSEDED, updated_at=timezone.now()
+    )
     document.current_revision = revision
     document.save(update_fields=["current_revision", "updated_at"])
     return RevisionStatus.ACTIVE
@@ -321,7 +357,8 @@ def revision_reindex(*, revision_id: int) -> bool:
     """Queue a revision again (admin action): a failed one goes back to
     pending; an active or superseded one is rebuilt while it keeps serving."""
     Revision.objects.filter(pk=revision_id, status=RevisionStatus.FAILED).update(
-        status=RevisionStatus.PENDING, updated_at=timezone.now())
+        status=RevisionStatus.PENDING, updated_at=timezone.now()
+    )
     return revision_enqueue(revision_id=revision_id, force=True)
 
 
@@ -332,22 +369,27 @@ def mark_failed(*, revision_id: int, message: str) -> None:
     ).update(status=RevisionStatus.FAILED, error=message[:2000], updated_at=timezone.now())
 
 
-def space_fill(*, space: EmbeddingSpace, provider: EmbeddingProvider, batch: int = 256,
-               progress: Callable[[int], None] | None = None) -> int:
+def space_fill(
+    *,
+    space: EmbeddingSpace,
+    provider: EmbeddingProvider,
+    batch: int = 256,
+    progress: Callable[[int], None] | None = None,
+) -> int:
     """Embed every chunk that has no vector in ``space`` yet (through the
     cache). Resumable: a re-run continues where it stopped. Returns how many
     chunks were embedded."""
     done = 0
     while True:
-        chunks = list(Chunk.objects.exclude(embeddings__space=space)
-                      .select_related("revision").order_by("pk")[:batch])
+        chunks = list(Chunk.objects.exclude(embeddings__space=space).select_related("revision").order_by("pk")[:batch])
         if not chunks:
             return done
         texts = [embedding_text(c.revision.title, c.as_draft()) for c in chunks]
         vectors, _ = embed_passages_cached(texts, provider)
         ChunkEmbedding.objects.bulk_create(
             [ChunkEmbedding(chunk=c, space=space, embedding=vectors[n]) for n, c in enumerate(chunks)],
-            ignore_conflicts=True)
+            ignore_conflicts=True,
+        )
         done += len(chunks)
         if progress:
             progress(len(chunks))

@@ -30,8 +30,7 @@ class ChatClient:
 
     def __post_init__(self) -> None:
         if self.provider not in PROVIDERS:
-            raise LlmError(f"penyedia LLM tidak dikenal: {self.provider!r} ({', '.join(PROVIDERS)})",
-                           transient=False)
+            raise LlmError(f"penyedia LLM tidak dikenal: {self.provider!r} ({', '.join(PROVIDERS)})", transient=False)
         if not self.url:
             raise LlmError(f"URL wajib untuk penyedia LLM {self.provider}", transient=False)
 
@@ -39,24 +38,48 @@ class ChatClient:
     def service(self) -> str:
         return "Ollama" if self.provider == "ollama" else "OpenAI-compatible"
 
-    def complete_json(self, messages: list[dict[str, str]], schema: dict[str, Any], *,
-                      name: str = "reply") -> str:
+    def complete_json(self, messages: list[dict[str, str]], schema: dict[str, Any], *, name: str = "reply") -> str:
         """The model's reply text, constrained to ``schema`` where the server
         supports it. Parsing is the caller's (see ``parse_json_object``)."""
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         base = self.url.rstrip("/")
         if self.provider == "ollama":
-            payload = {"model": self.model, "messages": messages, "stream": False, "format": schema,
-                       "options": {"temperature": 0}}
-            body = post_json(f"{base}/api/chat", payload, headers=headers, timeout=self.timeout,
-                             retries=self.retries, error=LlmError, service=self.service)
+            payload = {
+                "model": self.model,
+                "messages": messages,
+                "stream": False,
+                "format": schema,
+                "options": {"temperature": 0},
+            }
+            body = post_json(
+                f"{base}/api/chat",
+                payload,
+                headers=headers,
+                timeout=self.timeout,
+                retries=self.retries,
+                error=LlmError,
+                service=self.service,
+            )
             content = body.get("message", {}).get("content") if isinstance(body, dict) else None
         else:
-            payload = {"model": self.model, "messages": messages, "temperature": 0,
-                       "response_format": {"type": "json_schema",
-                                           "json_schema": {"name": name, "schema": schema, "strict": True}}}
-            body = post_json(f"{base}/v1/chat/completions", payload, headers=headers, timeout=self.timeout,
-                             retries=self.retries, error=LlmError, service=self.service)
+            payload = {
+                "model": self.model,
+                "messages": messages,
+                "temperature": 0,
+                "response_format": {
+                    "type": "json_schema",
+                    "json_schema": {"name": name, "schema": schema, "strict": True},
+                },
+            }
+            body = post_json(
+                f"{base}/v1/chat/completions",
+                payload,
+                headers=headers,
+                timeout=self.timeout,
+                retries=self.retries,
+                error=LlmError,
+                service=self.service,
+            )
             try:
                 content = body["choices"][0]["message"]["content"]
             except (KeyError, IndexError, TypeError):
@@ -85,6 +108,10 @@ def chat_client_from_config(config: dict[str, Any] | None) -> ChatClient | None:
     or None when no provider is configured."""
     if not config or not config.get("provider"):
         return None
-    return ChatClient(provider=config["provider"], url=config.get("url", ""), model=config.get("model", ""),
-                      api_key=config.get("api_key", ""), timeout=float(config.get("timeout", 60)))
-
+    return ChatClient(
+        provider=config["provider"],
+        url=config.get("url", ""),
+        model=config.get("model", ""),
+        api_key=config.get("api_key", ""),
+        timeout=float(config.get("timeout", 60)),
+    )

@@ -31,16 +31,24 @@ class SourceType(models.Model):
     quoting it). Ingestion creates a type it does not know, with the lowest
     authority, and reports it, so no line is refused for its type."""
 
-    key = models.CharField(verbose_name="kunci", max_length=50, primary_key=True,
-                           help_text="Huruf kecil, angka, _ atau -, mis. official_docs")
+    key = models.CharField(
+        verbose_name="kunci",
+        max_length=50,
+        primary_key=True,
+        help_text="Huruf kecil, angka, _ atau -, mis. official_docs",
+    )
     label = models.CharField(verbose_name="label", max_length=100, help_text="Nama yang dibaca editor")
     authority = models.PositiveSmallIntegerField(
-        verbose_name="peringkat otoritas", default=1,
+        verbose_name="peringkat otoritas",
+        default=1,
         help_text="1 = paling berwenang; angka lebih besar = kurang berwenang. "
-                  "Menentukan urutan bukti untuk pertanyaan tentang keadaan sekarang.")
+        "Menentukan urutan bukti untuk pertanyaan tentang keadaan sekarang.",
+    )
     created_by_ingest = models.BooleanField(
-        verbose_name="dibuat saat ingest", default=False,
-        help_text="Dibuat otomatis karena muncul di masukan; periksa label dan peringkatnya")
+        verbose_name="dibuat saat ingest",
+        default=False,
+        help_text="Dibuat otomatis karena muncul di masukan; periksa label dan peringkatnya",
+    )
 
     class Meta:
         ordering = ["authority", "key"]
@@ -58,8 +66,9 @@ class SourceType(models.Model):
             return False
         lowest = cls.objects.aggregate(models.Max("authority"))["authority__max"] or 1
         _, created = cls.objects.get_or_create(
-            pk=key, defaults={"label": key.replace("_", " ").replace("-", " "), "authority": lowest,
-                              "created_by_ingest": True})
+            pk=key,
+            defaults={"label": key.replace("_", " ").replace("-", " "), "authority": lowest, "created_by_ingest": True},
+        )
         return created
 
     @classmethod
@@ -99,35 +108,63 @@ class Document(models.Model):
     article … Its content lives in revisions; ``current_revision`` is the
     newest revision that is fully indexed and serving."""
 
-    key = models.CharField(verbose_name="kunci", max_length=64, unique=True,
-                           help_text="Kunci stabil, mis. D12")
+    key = models.CharField(verbose_name="kunci", max_length=64, unique=True, help_text="Kunci stabil, mis. D12")
     title = models.CharField(verbose_name="judul", max_length=500)
     url = models.URLField(verbose_name="URL sumber", max_length=1000, blank=True)
     # The column keeps its name and holds the key, so SQL reads it as before.
-    source_type = models.ForeignKey(SourceType, verbose_name="jenis sumber", on_delete=models.PROTECT,
-                                    db_column="source_type", default=DEFAULT_SOURCE_TYPE,
-                                    related_name="documents")
-    public = models.BooleanField(verbose_name="publik", default=False,
-                                 help_text="Terlihat oleh semua pengguna")
-    groups = models.ManyToManyField(Group, verbose_name="grup", blank=True,
-                                    related_name="documents",
-                                    help_text="Grup yang boleh membaca dokumen ini")
-    collection = models.CharField(verbose_name="koleksi", max_length=100, default="editorial",
-                                  db_index=True,
-                                  help_text="Koleksi terpisah (mis. dataset publik untuk evaluasi)")
-    current_revision = models.ForeignKey("Revision", verbose_name="revisi aktif", null=True,
-                                         blank=True, on_delete=models.SET_NULL, related_name="+",
-                                         help_text="Revisi aktif yang melayani pencarian")
+    source_type = models.ForeignKey(
+        SourceType,
+        verbose_name="jenis sumber",
+        on_delete=models.PROTECT,
+        db_column="source_type",
+        default=DEFAULT_SOURCE_TYPE,
+        related_name="documents",
+    )
+    public = models.BooleanField(verbose_name="publik", default=False, help_text="Terlihat oleh semua pengguna")
+    groups = models.ManyToManyField(
+        Group,
+        verbose_name="grup",
+        blank=True,
+        related_name="documents",
+        help_text="Grup yang boleh membaca dokumen ini",
+    )
+    collection = models.CharField(
+        verbose_name="koleksi",
+        max_length=100,
+        default="editorial",
+        db_index=True,
+        help_text="Koleksi terpisah (mis. dataset publik untuk evaluasi)",
+    )
+    current_revision = models.ForeignKey(
+        "Revision",
+        verbose_name="revisi aktif",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Revisi aktif yang melayani pencarian",
+    )
     # Fetching from ``url`` (retrieval.fetching): only documents with an
     # interval are re-fetched; the outcome of the last try is kept here, and a
     # failure never touches the revision that serves.
     fetch_every_hours = models.PositiveIntegerField(
-        verbose_name="ambil ulang tiap (jam)", null=True, blank=True,
-        help_text="Kosong: tidak diambil ulang dari URL. Diisi: fetch_sources dan worker mengambilnya ulang")
+        verbose_name="ambil ulang tiap (jam)",
+        null=True,
+        blank=True,
+        help_text="Kosong: tidak diambil ulang dari URL. Diisi: fetch_sources dan worker mengambilnya ulang",
+    )
     last_fetched_at = models.DateTimeField(verbose_name="terakhir diambil", null=True, blank=True)
-    fetch_status = models.CharField(verbose_name="hasil pengambilan", max_length=20, blank=True,
-                                    choices=[("changed", "Berubah — revisi baru"), ("unchanged", "Tidak berubah"),
-                                             ("not_modified", "Tidak berubah (304)"), ("failed", "Gagal")])
+    fetch_status = models.CharField(
+        verbose_name="hasil pengambilan",
+        max_length=20,
+        blank=True,
+        choices=[
+            ("changed", "Berubah — revisi baru"),
+            ("unchanged", "Tidak berubah"),
+            ("not_modified", "Tidak berubah (304)"),
+            ("failed", "Gagal"),
+        ],
+    )
     fetch_error = models.TextField(verbose_name="galat pengambilan", blank=True)
     etag = models.CharField(verbose_name="ETag", max_length=500, blank=True)
     last_modified = models.CharField(verbose_name="Last-Modified", max_length=100, blank=True)
@@ -159,25 +196,34 @@ class Revision(models.Model):
     when. A revision becomes active only once all its chunks and embeddings
     are in place (see ``retrieval.ingestion.revision_index``)."""
 
-    document = models.ForeignKey(Document, verbose_name="dokumen", on_delete=models.CASCADE,
-                                 related_name="revisions")
+    document = models.ForeignKey(Document, verbose_name="dokumen", on_delete=models.CASCADE, related_name="revisions")
     number = models.PositiveIntegerField(verbose_name="nomor")
-    title = models.CharField(verbose_name="judul", max_length=500,
-                             help_text="Judul pada revisi ini")
+    title = models.CharField(verbose_name="judul", max_length=500, help_text="Judul pada revisi ini")
     content = models.TextField(verbose_name="isi")
-    format = models.CharField(verbose_name="format", max_length=10, choices=ContentFormat.choices,
-                              default=ContentFormat.MARKDOWN)
+    format = models.CharField(
+        verbose_name="format", max_length=10, choices=ContentFormat.choices, default=ContentFormat.MARKDOWN
+    )
     content_hash = models.CharField(verbose_name="hash isi", max_length=64, db_index=True)
-    page_starts = models.JSONField(verbose_name="awal halaman", default=list, blank=True,
-                                   help_text="Posisi awal tiap halaman dalam isi (PDF); kosong tanpa halaman")
-    document_date = models.DateField(verbose_name="tanggal dokumen", null=True, blank=True,
-                                     help_text="Tanggal terbit/berlaku dokumen itu sendiri")
-    fetched_at = models.DateTimeField(verbose_name="diambil", default=timezone.now,
-                                      help_text="Kapan kami mengambilnya")
-    indexed_at = models.DateTimeField(verbose_name="diindeks", null=True, blank=True,
-                                      help_text="Kapan selesai diindeks")
-    status = models.CharField(verbose_name="status", max_length=12, choices=RevisionStatus.choices,
-                              default=RevisionStatus.PENDING, db_index=True)
+    page_starts = models.JSONField(
+        verbose_name="awal halaman",
+        default=list,
+        blank=True,
+        help_text="Posisi awal tiap halaman dalam isi (PDF); kosong tanpa halaman",
+    )
+    document_date = models.DateField(
+        verbose_name="tanggal dokumen", null=True, blank=True, help_text="Tanggal terbit/berlaku dokumen itu sendiri"
+    )
+    fetched_at = models.DateTimeField(verbose_name="diambil", default=timezone.now, help_text="Kapan kami mengambilnya")
+    indexed_at = models.DateTimeField(
+        verbose_name="diindeks", null=True, blank=True, help_text="Kapan selesai diindeks"
+    )
+    status = models.CharField(
+        verbose_name="status",
+        max_length=12,
+        choices=RevisionStatus.choices,
+        default=RevisionStatus.PENDING,
+        db_index=True,
+    )
     error = models.TextField(verbose_name="galat", blank=True)
     attempts = models.PositiveSmallIntegerField(verbose_name="jumlah percobaan", default=0)
     chunker_version = models.CharField(verbose_name="versi pemotong", max_length=40, blank=True)
@@ -213,24 +259,25 @@ class Chunk(models.Model):
     evidence id editors see (``D12:r3:p4``); ``char_start``/``char_end`` locate
     it in ``revision.content``."""
 
-    revision = models.ForeignKey(Revision, verbose_name="revisi", on_delete=models.CASCADE,
-                                 related_name="chunks")
+    revision = models.ForeignKey(Revision, verbose_name="revisi", on_delete=models.CASCADE, related_name="chunks")
     # Denormalised so search can filter by permission without joining revisions.
-    document = models.ForeignKey(Document, verbose_name="dokumen", on_delete=models.CASCADE,
-                                 related_name="chunks")
+    document = models.ForeignKey(Document, verbose_name="dokumen", on_delete=models.CASCADE, related_name="chunks")
     position = models.PositiveIntegerField(verbose_name="posisi")
     key = models.CharField(verbose_name="kunci", max_length=100, unique=True)
     kind = models.CharField(verbose_name="jenis", max_length=10, choices=ChunkKind.choices)
-    heading_path = models.TextField(verbose_name="jejak judul", blank=True,
-                                    help_text="Jejak judul, mis. Panduan > Akun > Sandi")
+    heading_path = models.TextField(
+        verbose_name="jejak judul", blank=True, help_text="Jejak judul, mis. Panduan > Akun > Sandi"
+    )
     text = models.TextField(verbose_name="teks")
     token_count = models.PositiveIntegerField(verbose_name="jumlah token")
     char_start = models.PositiveIntegerField(verbose_name="awal karakter")
     char_end = models.PositiveIntegerField(verbose_name="akhir karakter")
-    page = models.PositiveIntegerField(verbose_name="halaman", null=True, blank=True,
-                                       help_text="Halaman tempat potongan dimulai (PDF)")
-    page_end = models.PositiveIntegerField(verbose_name="halaman akhir", null=True, blank=True,
-                                           help_text="Halaman terakhir yang dicakup potongan (PDF)")
+    page = models.PositiveIntegerField(
+        verbose_name="halaman", null=True, blank=True, help_text="Halaman tempat potongan dimulai (PDF)"
+    )
+    page_end = models.PositiveIntegerField(
+        verbose_name="halaman akhir", null=True, blank=True, help_text="Halaman terakhir yang dicakup potongan (PDF)"
+    )
     # Lexemes counted for BM25 (the chunk's "document length").
     lexeme_count = models.PositiveIntegerField(verbose_name="jumlah leksem", default=0)
 
@@ -247,8 +294,7 @@ class Chunk(models.Model):
 
     def as_draft(self) -> ChunkDraft:
         path = tuple(self.heading_path.split(BREADCRUMB_SEPARATOR)) if self.heading_path else ()
-        return ChunkDraft(self.position, self.kind, path, self.text, self.token_count,
-                          self.char_start, self.char_end)
+        return ChunkDraft(self.position, self.kind, path, self.text, self.token_count, self.char_start, self.char_end)
 
 
 class EmbeddingSpace(models.Model):
@@ -265,10 +311,12 @@ class EmbeddingSpace(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["provider", "model", "version", "dimensions"],
-                                    name="embedding_space_unique"),
-            models.UniqueConstraint(fields=["is_active"], condition=Q(is_active=True),
-                                    name="embedding_space_one_active"),
+            models.UniqueConstraint(
+                fields=["provider", "model", "version", "dimensions"], name="embedding_space_unique"
+            ),
+            models.UniqueConstraint(
+                fields=["is_active"], condition=Q(is_active=True), name="embedding_space_one_active"
+            ),
         ]
         verbose_name = "ruang embedding"
         verbose_name_plural = "ruang embedding"
@@ -281,10 +329,10 @@ class ChunkEmbedding(models.Model):
     """A chunk's vector in one space. The column has no fixed dimension; each
     space gets its own partial HNSW index on ``embedding::vector(n)``."""
 
-    chunk = models.ForeignKey(Chunk, verbose_name="potongan", on_delete=models.CASCADE,
-                              related_name="embeddings")
-    space = models.ForeignKey(EmbeddingSpace, verbose_name="ruang embedding",
-                              on_delete=models.CASCADE, related_name="embeddings")
+    chunk = models.ForeignKey(Chunk, verbose_name="potongan", on_delete=models.CASCADE, related_name="embeddings")
+    space = models.ForeignKey(
+        EmbeddingSpace, verbose_name="ruang embedding", on_delete=models.CASCADE, related_name="embeddings"
+    )
     embedding = VectorField(verbose_name="embedding")
 
     class Meta:
@@ -293,6 +341,9 @@ class ChunkEmbedding(models.Model):
         ]
         verbose_name = "embedding potongan"
         verbose_name_plural = "embedding potongan"
+
+    def __str__(self) -> str:
+        return f"vektor potongan {self.chunk_id} di ruang {self.space_id}"
 
 
 class EmbeddingCacheEntry(models.Model):
@@ -307,6 +358,9 @@ class EmbeddingCacheEntry(models.Model):
     class Meta:
         verbose_name = "entri cache embedding"
         verbose_name_plural = "entri cache embedding"
+
+    def __str__(self) -> str:
+        return f"embedding tersimpan {self.key[:12]}…"
 
 
 class RelationType(models.TextChoices):
@@ -323,12 +377,12 @@ class Relation(models.Model):
     expansion. The target is kept by key too, so a relation declared before
     its target is ingested resolves once the target arrives."""
 
-    source = models.ForeignKey(Document, verbose_name="sumber", on_delete=models.CASCADE,
-                               related_name="relations_out")
+    source = models.ForeignKey(Document, verbose_name="sumber", on_delete=models.CASCADE, related_name="relations_out")
     type = models.CharField(verbose_name="jenis", max_length=20, choices=RelationType.choices)
     target_key = models.CharField(verbose_name="kunci target", max_length=64)
-    target = models.ForeignKey(Document, verbose_name="target", null=True, blank=True,
-                               on_delete=models.CASCADE, related_name="relations_in")
+    target = models.ForeignKey(
+        Document, verbose_name="target", null=True, blank=True, on_delete=models.CASCADE, related_name="relations_in"
+    )
     note = models.CharField(verbose_name="catatan", max_length=500, blank=True)
     created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
 
@@ -389,17 +443,22 @@ class Posting(models.Model):
     B-tree would cost 20 bytes a posting."""
 
     pk = models.CompositePrimaryKey("term", "weight", "chunk")
-    term = models.ForeignKey(Term, verbose_name="istilah", on_delete=models.PROTECT,
-                             related_name="postings", db_index=False)
+    term = models.ForeignKey(
+        Term, verbose_name="istilah", on_delete=models.PROTECT, related_name="postings", db_index=False
+    )
     weight = RealField(verbose_name="bobot")
-    chunk = NarrowForeignKey(Chunk, verbose_name="potongan", on_delete=models.CASCADE,
-                             related_name="postings", db_index=False)
+    chunk = NarrowForeignKey(
+        Chunk, verbose_name="potongan", on_delete=models.CASCADE, related_name="postings", db_index=False
+    )
     tf = models.SmallIntegerField(verbose_name="frekuensi istilah")
 
     class Meta:
         indexes = [BrinIndex(fields=["chunk"], pages_per_range=16, name="posting_chunk_brin")]
         verbose_name = "posting"
         verbose_name_plural = "posting"
+
+    def __str__(self) -> str:
+        return f"istilah {self.term_id} di potongan {self.chunk_id} (bobot {self.weight:.3f})"
 
 
 class TermStat(models.Model):
@@ -408,14 +467,18 @@ class TermStat(models.Model):
     evaluation never shifts the editorial archive's IDF (or the reverse)."""
 
     collection = models.CharField(verbose_name="koleksi", max_length=100)
-    term = models.ForeignKey(Term, verbose_name="istilah", on_delete=models.PROTECT,
-                             related_name="stats", db_index=False)
+    term = models.ForeignKey(
+        Term, verbose_name="istilah", on_delete=models.PROTECT, related_name="stats", db_index=False
+    )
     df = models.PositiveIntegerField(verbose_name="frekuensi dokumen")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["collection", "term"], name="termstat_collection_term")]
         verbose_name = "statistik istilah"
         verbose_name_plural = "statistik istilah"
+
+    def __str__(self) -> str:
+        return f"istilah {self.term_id} di koleksi {self.collection}: {self.df} potongan"
 
 
 class LexicalStats(models.Model):
@@ -431,6 +494,9 @@ class LexicalStats(models.Model):
     class Meta:
         verbose_name = "statistik leksikal"
         verbose_name_plural = "statistik leksikal"
+
+    def __str__(self) -> str:
+        return f"statistik leksikal koleksi {self.collection} ({self.chunk_count} potongan)"
 
     @property
     def avglen(self) -> float:

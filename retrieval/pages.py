@@ -43,8 +43,9 @@ def span_pages(start: int, end: int, page_starts: Sequence[int]) -> Pages | None
     return first, max(first, last)
 
 
-def text_pages(start: int, end: int, *, text_length: int, char_start: int, char_end: int,
-               page_starts: Sequence[int]) -> Pages | None:
+def text_pages(
+    start: int, end: int, *, text_length: int, char_start: int, char_end: int, page_starts: Sequence[int]
+) -> Pages | None:
     """Pages of ``[start, end)`` in a chunk's text. The chunk's own span is
     the tail of its text (verbatim, as PDF chunks are Markdown), so text
     offset ``o`` is content offset ``char_start + o - own``; offsets inside
@@ -59,7 +60,7 @@ def text_pages(start: int, end: int, *, text_length: int, char_start: int, char_
 
 
 def page_label(page: int | None, page_end: int | None = None) -> str:
-    """"3" for one page, "1–2" for a range, "" for a document without pages."""
+    """ "3" for one page, "1–2" for a range, "" for a document without pages."""
     if page is None:
         return ""
     if page_end is None or page_end <= page:
@@ -88,8 +89,9 @@ def chunks_located(hits: Iterable[Hit]) -> dict[int, Located]:
     return {pk: Located(start, end, tuple(starts or ())) for pk, start, end, starts in rows}
 
 
-def span_labels(hits: Iterable[Hit], spans: Mapping[str, Sequence[int]],
-                located: Mapping[int, Located]) -> dict[str, str]:
+def span_labels(
+    hits: Iterable[Hit], spans: Mapping[str, Sequence[int]], located: Mapping[int, Located]
+) -> dict[str, str]:
     """For each hit with pages, by evidence id, the page label of the span a
     claim quotes from it (``spans``, ``[start, end)`` in its text), or of the
     whole chunk when no span is known or its chunk was not located."""
@@ -100,7 +102,16 @@ def span_labels(hits: Iterable[Hit], spans: Mapping[str, Sequence[int]],
         pages: Pages = (hit.page, hit.page_end or hit.page)
         span, where = spans.get(hit.evidence_id), located.get(hit.chunk_id)
         if span is not None and len(span) == 2 and where is not None:
-            pages = text_pages(span[0], span[1], text_length=len(hit.text), char_start=where.char_start,
-                               char_end=where.char_end, page_starts=where.page_starts) or pages
+            pages = (
+                text_pages(
+                    span[0],
+                    span[1],
+                    text_length=len(hit.text),
+                    char_start=where.char_start,
+                    char_end=where.char_end,
+                    page_starts=where.page_starts,
+                )
+                or pages
+            )
         labels[hit.evidence_id] = page_label(*pages)
     return labels

@@ -182,8 +182,13 @@ class SearchResponse:
     vector: np.ndarray | None = field(default=None, repr=False)
 
     def as_dict(self) -> dict:
-        return {"query": self.query, "mode": self.mode, "results": [h.as_dict() for h in self.results],
-                "timings_ms": self.timings_ms, "degraded": self.degraded}
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "results": [h.as_dict() for h in self.results],
+            "timings_ms": self.timings_ms,
+            "degraded": self.degraded,
+        }
 
 
 class SearchError(ValueError):
@@ -214,13 +219,26 @@ def validate(query: str, *, k: int, pool: int, mode: str) -> str:
     return query
 
 
-def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: int = 10, pool: int | None = None,
-           mode: str = "hybrid", include_superseded: bool = False, fusion: str | None = None,
-           rrf_k: int | None = None, lexical_weight: float | None = None, vector_weight: float | None = None,
-           per_term: int = 500,
-           collection: str = "editorial", provider: EmbeddingProvider | None = None,
-           rerank: bool | None = None, reranker: Reranker | None = None, threshold: float | None = None,
-           expand: bool = True) -> SearchResponse:
+def search(
+    query: str,
+    reader: AbstractBaseUser | AnonymousUser | None,
+    *,
+    k: int = 10,
+    pool: int | None = None,
+    mode: str = "hybrid",
+    include_superseded: bool = False,
+    fusion: str | None = None,
+    rrf_k: int | None = None,
+    lexical_weight: float | None = None,
+    vector_weight: float | None = None,
+    per_term: int = 500,
+    collection: str = "editorial",
+    provider: EmbeddingProvider | None = None,
+    rerank: bool | None = None,
+    reranker: Reranker | None = None,
+    threshold: float | None = None,
+    expand: bool = True,
+) -> SearchResponse:
     """Ranked chunks for ``query`` that ``reader`` may see.
 
     ``rerank``: None reranks when a reranker is configured, False never, True
@@ -273,25 +291,50 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
     user_id = reader.pk if reader is not None and reader.is_authenticated and reader.is_active else None
     depth = max(k, min(pool, int(rerank_config.get("depth", 30)))) if rerank else k
     params = {
-        "query": query, "collection": collection, "see_all": see_all, "user_id": user_id,
+        "query": query,
+        "collection": collection,
+        "see_all": see_all,
+        "user_id": user_id,
         "statuses": ["active", "superseded"] if include_superseded else ["active"],
         "use_lexical": mode_used in ("hybrid", "lexical"),
         "use_vector": vector is not None and mode_used in ("hybrid", "vector"),
         "vector": _vector_literal(vector, space.dimensions if space else 384),
-        "space": space.pk if space else 0, "per_term": per_term, "pool": pool, "limit": depth,
-        "rrf_k": float(rrf_k), "lexical_weight": float(lexical_weight), "vector_weight": float(vector_weight),
+        "space": space.pk if space else 0,
+        "per_term": per_term,
+        "pool": pool,
+        "limit": depth,
+        "rrf_k": float(rrf_k),
+        "lexical_weight": float(lexical_weight),
+        "vector_weight": float(vector_weight),
         "convex": fusion == "convex",
     }
     with timed(timings, "sql"), connections[db].cursor() as cursor:
         cursor.execute(hybrid_sql(space.dimensions if space else 384), params)
         rows = cursor.fetchall()
-    hits = [Hit(chunk_id=row[0], evidence_id=row[1], document=row[2], revision=row[3], title=row[4],
-                heading_path=row[5], text=row[6], superseded=row[7], lexical_rank=row[8],
-                semantic_rank=row[9], rrf_score=round(float(row[10]), 6), source_type=row[11],
-                document_date=row[12].isoformat() if row[12] else None, url=row[13], document_id=row[14],
-                lexical_score=_rounded(row[15]), semantic_score=_rounded(row[16]), page=row[17],
-                page_end=row[18])
-            for row in rows]
+    hits = [
+        Hit(
+            chunk_id=row[0],
+            evidence_id=row[1],
+            document=row[2],
+            revision=row[3],
+            title=row[4],
+            heading_path=row[5],
+            text=row[6],
+            superseded=row[7],
+            lexical_rank=row[8],
+            semantic_rank=row[9],
+            rrf_score=round(float(row[10]), 6),
+            source_type=row[11],
+            document_date=row[12].isoformat() if row[12] else None,
+            url=row[13],
+            document_id=row[14],
+            lexical_score=_rounded(row[15]),
+            semantic_score=_rounded(row[16]),
+            page=row[17],
+            page_end=row[18],
+        )
+        for row in rows
+    ]
 
     if rerank:
         with timed(timings, "rerank"):
@@ -304,8 +347,9 @@ def search(query: str, reader: AbstractBaseUser | AnonymousUser | None, *, k: in
     return SearchResponse(query, mode_used, hits, timings, degraded, vector)
 
 
-def _reranked(query: str, hits: list[Hit], reranker: Reranker | None, threshold: float | None,
-              k: int, degraded: list[str]) -> list[Hit]:
+def _reranked(
+    query: str, hits: list[Hit], reranker: Reranker | None, threshold: float | None, k: int, degraded: list[str]
+) -> list[Hit]:
     """Hits in rerank order, those under the threshold dropped; on failure
     the RRF order, without scores, and ``reranker_unavailable``."""
     if not hits:
@@ -329,12 +373,24 @@ def _rerank_text(hit: Hit) -> str:
     return f"{context}\n\n{hit.text}" if context else hit.text
 
 
-def _expanded(hits: list[Hit], *, reader: AbstractBaseUser | AnonymousUser | None, collection: str,
-              space: EmbeddingSpace | None, vector: np.ndarray | None) -> list[Hit]:
+def _expanded(
+    hits: list[Hit],
+    *,
+    reader: AbstractBaseUser | AnonymousUser | None,
+    collection: str,
+    space: EmbeddingSpace | None,
+    vector: np.ndarray | None,
+) -> list[Hit]:
     config = settings.NALARKU_GRAPH
     seeds = list(dict.fromkeys(h.document_id for h in hits))
-    reached = graph.expand(seeds, reader=reader, collection=collection, types=config["types"],
-                           depth=config["depth"], max_nodes=config["max_nodes"])
+    reached = graph.expand(
+        seeds,
+        reader=reader,
+        collection=collection,
+        types=config["types"],
+        depth=config["depth"],
+        max_nodes=config["max_nodes"],
+    )
     chunks = graph.representative_chunks([doc for doc, _ in reached], space=space, vector=vector)
     out = []
     for doc, step in reached:
@@ -342,14 +398,30 @@ def _expanded(hits: list[Hit], *, reader: AbstractBaseUser | AnonymousUser | Non
         if chunk is None:  # an active revision with no text chunks
             continue
         revision, document = chunk.revision, chunk.document
-        out.append(Hit(chunk_id=chunk.pk, document_id=doc, evidence_id=chunk.key, document=document.key, revision=revision.number,
-                       title=revision.title, heading_path=chunk.heading_path, text=chunk.text,
-                       superseded=False, lexical_rank=None, semantic_rank=None, rrf_score=0.0,
-                       semantic_score=_rounded(1 - chunk.distance) if hasattr(chunk, "distance") else None,
-                       source_type=document.source_type_id,
-                       document_date=revision.document_date.isoformat() if revision.document_date else None,
-                       url=document.url, via_graph=True, relation=step.as_dict(), page=chunk.page,
-                       page_end=chunk.page_end))
+        out.append(
+            Hit(
+                chunk_id=chunk.pk,
+                document_id=doc,
+                evidence_id=chunk.key,
+                document=document.key,
+                revision=revision.number,
+                title=revision.title,
+                heading_path=chunk.heading_path,
+                text=chunk.text,
+                superseded=False,
+                lexical_rank=None,
+                semantic_rank=None,
+                rrf_score=0.0,
+                semantic_score=_rounded(1 - chunk.distance) if hasattr(chunk, "distance") else None,
+                source_type=document.source_type_id,
+                document_date=revision.document_date.isoformat() if revision.document_date else None,
+                url=document.url,
+                via_graph=True,
+                relation=step.as_dict(),
+                page=chunk.page,
+                page_end=chunk.page_end,
+            )
+        )
     return out
 
 

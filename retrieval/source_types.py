@@ -22,8 +22,9 @@ _cache: dict[str, object] = {"at": float("-inf"), "rows": {}}
 def _rows() -> dict[str, tuple[str, int]]:
     now = time.monotonic()
     if now - _cache["at"] > TTL:
-        _cache["rows"] = {k: (label, rank) for k, label, rank in
-                          SourceType.objects.values_list("key", "label", "authority")}
+        _cache["rows"] = {
+            k: (label, rank) for k, label, rank in SourceType.objects.values_list("key", "label", "authority")
+        }
         _cache["at"] = now
     return _cache["rows"]  # type: ignore[return-value]
 

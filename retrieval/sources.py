@@ -31,8 +31,15 @@ from .ingestion import RevisionInput
 from .models import DEFAULT_SOURCE_TYPE, SOURCE_TYPE_KEY, RelationType
 
 MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
-FORMAT_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
-                    ".txt": "text", ".pdf": "pdf", ".docx": "docx"}
+FORMAT_BY_SUFFIX = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".txt": "text",
+    ".pdf": "pdf",
+    ".docx": "docx",
+}
 
 
 @dataclass(frozen=True)
@@ -76,8 +83,7 @@ class ManifestEntry(BaseModel):
     def _storable(self) -> ManifestEntry:
         # PostgreSQL text cannot hold NUL, and a lone surrogate ("\ud800" in
         # JSON) cannot be encoded at all: refuse such a line here, not at insert.
-        strings = [self.doc_id, self.title, self.content, self.url, *self.groups,
-                   *(r.target for r in self.relations)]
+        strings = [self.doc_id, self.title, self.content, self.url, *self.groups, *(r.target for r in self.relations)]
         for value in strings:
             if "\x00" in value:
                 raise ValueError("berisi byte NUL")
@@ -91,11 +97,14 @@ class ManifestEntry(BaseModel):
 
     @model_validator(mode="after")
     def _one_source(self) -> ManifestEntry:
-        given = [name for name, value in (("content", self.content), ("path", self.path), ("fetch", self.fetch))
-                 if value]
+        given = [
+            name for name, value in (("content", self.content), ("path", self.path), ("fetch", self.fetch)) if value
+        ]
         if len(given) != 1:
-            raise ValueError("isi harus diberikan dengan tepat satu dari content, path atau fetch "
-                             f"({'tidak ada' if not given else 'ada ' + ', '.join(given)})")
+            raise ValueError(
+                "isi harus diberikan dengan tepat satu dari content, path atau fetch "
+                f"({'tidak ada' if not given else 'ada ' + ', '.join(given)})"
+            )
         if self.fetch and not self.url:
             raise ValueError("fetch: true memerlukan url")
         if self.content and self.format not in BINARY_FORMATS:
@@ -133,9 +142,17 @@ class ManifestEntry(BaseModel):
 
     def to_input(self, collection: str = "editorial") -> RevisionInput:
         return RevisionInput(
-            key=self.doc_id, title=self.title, content=self.content, format=self.format,
-            source_type=self.source_type, url=self.url, document_date=self.document_date,
-            groups=self.groups, public=self.public, collection=collection, page_starts=self._page_starts,
+            key=self.doc_id,
+            title=self.title,
+            content=self.content,
+            format=self.format,
+            source_type=self.source_type,
+            url=self.url,
+            document_date=self.document_date,
+            groups=self.groups,
+            public=self.public,
+            collection=collection,
+            page_starts=self._page_starts,
             relations=[(r.type.value, r.target) for r in self.relations],
         )
 
@@ -144,8 +161,10 @@ def source_type_key(value: str) -> str:
     """A source type's key as stored: lower case; letters, digits, _ and -."""
     key = value.strip().lower()
     if not SOURCE_TYPE_KEY.fullmatch(key):
-        raise ValueError(f"{value!r} bukan kunci jenis sumber yang sah: pakai huruf kecil, angka, _ atau - "
-                         "(paling banyak 50 karakter), mis. official_docs")
+        raise ValueError(
+            f"{value!r} bukan kunci jenis sumber yang sah: pakai huruf kecil, angka, _ atau - "
+            "(paling banyak 50 karakter), mis. official_docs"
+        )
     return key
 
 
@@ -157,8 +176,10 @@ def check_text(text: str) -> None:
         raise ValueError("isi berisi byte NUL: ini tampaknya file biner, bukan teks")
     size = len(text.encode("utf-8"))
     if size > MAX_DOCUMENT_BYTES:
-        raise ValueError(f"dokumen {size / 1048576:.1f} MB; batasnya {MAX_DOCUMENT_BYTES // 1048576} MB "
-                         "— pecah menjadi beberapa dokumen")
+        raise ValueError(
+            f"dokumen {size / 1048576:.1f} MB; batasnya {MAX_DOCUMENT_BYTES // 1048576} MB "
+            "— pecah menjadi beberapa dokumen"
+        )
 
 
 # pydantic's messages are English; an admin reads these instead (by error
@@ -211,8 +232,9 @@ def read_manifest(path: Path) -> Iterator[ManifestEntry | InputProblem]:
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                yield InputProblem(where, f"bukan UTF-8 yang valid (byte 0x{raw[exc.start]:02x} "
-                                          f"di kolom {exc.start + 1})")
+                yield InputProblem(
+                    where, f"bukan UTF-8 yang valid (byte 0x{raw[exc.start]:02x} di kolom {exc.start + 1})"
+                )
                 continue
             if number == 1:  # a BOM (Windows editors write one) belongs to the file, not the line
                 line = line.removeprefix("\ufeff")
@@ -248,15 +270,18 @@ def read_document_file(path: Path, fmt: str | None = None) -> Converted:
     """The text (and a PDF's pages) of a .md/.html/.txt/.pdf/.docx file;
     ``ValueError`` says why it cannot be used."""
     if fmt is None and path.suffix.lower() not in FORMAT_BY_SUFFIX:
-        raise ValueError(f"format tidak dikenal '{path.suffix or '(tanpa ekstensi)'}'; "
-                         "gunakan .md, .html, .txt, .pdf atau .docx")
+        raise ValueError(
+            f"format tidak dikenal '{path.suffix or '(tanpa ekstensi)'}'; gunakan .md, .html, .txt, .pdf atau .docx"
+        )
     fmt = fmt or FORMAT_BY_SUFFIX[path.suffix.lower()]
     if not path.is_file():
         raise ValueError(f"file tidak ditemukan: {path}")
     limit = MAX_FILE_BYTES if fmt in BINARY_FORMATS else MAX_DOCUMENT_BYTES
     if path.stat().st_size > limit:
-        raise ValueError(f"file {path.stat().st_size / 1048576:.1f} MB; batasnya "
-                         f"{limit // 1048576} MB — pecah menjadi beberapa dokumen")
+        raise ValueError(
+            f"file {path.stat().st_size / 1048576:.1f} MB; batasnya "
+            f"{limit // 1048576} MB — pecah menjadi beberapa dokumen"
+        )
     data = path.read_bytes()
     if fmt in BINARY_FORMATS:
         converted = convert(data, fmt)
@@ -267,8 +292,9 @@ def read_document_file(path: Path, fmt: str | None = None) -> Converted:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"bukan UTF-8 yang valid (byte 0x{data[exc.start]:02x} di posisi {exc.start}); "
-                         "simpan ulang sebagai UTF-8") from None
+        raise ValueError(
+            f"bukan UTF-8 yang valid (byte 0x{data[exc.start]:02x} di posisi {exc.start}); simpan ulang sebagai UTF-8"
+        ) from None
     check_text(text)
     return Converted(text)
 

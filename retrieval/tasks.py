@@ -29,10 +29,11 @@ def index_revision(self, revision_id: int, force: bool = False) -> str:  # noqa:
             # five more times over 2½ minutes before failing it again.
             return RevisionStatus.FAILED
         if self.request.retries >= self.max_retries:
-            ingestion.mark_failed(revision_id=revision_id, message=f"{exc} (menyerah setelah "
-                                  f"{self.max_retries + 1} percobaan)")
+            ingestion.mark_failed(
+                revision_id=revision_id, message=f"{exc} (menyerah setelah {self.max_retries + 1} percobaan)"
+            )
             return RevisionStatus.FAILED
-        raise self.retry(exc=exc, countdown=min(600, 5 * 2 ** self.request.retries)) from exc
+        raise self.retry(exc=exc, countdown=min(600, 5 * 2**self.request.retries)) from exc
     return result.status
 
 

@@ -38,8 +38,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
     actions = ("revoke",)
 
     def get_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> list[str]:
-        return ["user", "name"] if obj is None else ["user", "name", "prefix", "created_at", "last_used_at",
-                                                    "revoked"]
+        return ["user", "name"] if obj is None else ["user", "name", "prefix", "created_at", "last_used_at", "revoked"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> tuple[str, ...]:
         return () if obj is None else ("user", *self.readonly_fields)
@@ -50,8 +49,9 @@ class ApiTokenAdmin(admin.ModelAdmin):
             return
         token, plain = token_issue(user=obj.user, name=obj.name)
         obj.pk, obj.prefix, obj.digest = token.pk, token.prefix, token.digest
-        messages.warning(request, f"Token baru untuk {obj.user}: {plain} — salin sekarang, "
-                                  "token ini tidak akan ditampilkan lagi.")
+        messages.warning(
+            request, f"Token baru untuk {obj.user}: {plain} — salin sekarang, token ini tidak akan ditampilkan lagi."
+        )
 
     @admin.action(description="Cabut token terpilih")
     def revoke(self, request: HttpRequest, queryset) -> None:  # noqa: ANN001
@@ -62,8 +62,16 @@ class ApiTokenAdmin(admin.ModelAdmin):
 class ClaimEvidenceInline(ByDocument, admin.TabularInline):
     model = ClaimEvidence
     extra = 0
-    fields = ("evidence_id", "rank", "semantic_score", "rrf_score", "rerank_score", "superseded", "conflict",
-              "via_graph")
+    fields = (
+        "evidence_id",
+        "rank",
+        "semantic_score",
+        "rrf_score",
+        "rerank_score",
+        "superseded",
+        "conflict",
+        "via_graph",
+    )
     readonly_fields = fields
     can_delete = False
 
@@ -92,8 +100,16 @@ class AnswerAdmin(ReaderScoped, admin.ModelAdmin):
     list_display = ("id", "question", "status", "generator", "created_at")
     list_filter = ("status", "generator")
     search_fields = ("question__text",)
-    readonly_fields = ("question", "generator", "retrieval", "timings_ms", "degraded", "contract", "raw_output",
-                       "created_at")
+    readonly_fields = (
+        "question",
+        "generator",
+        "retrieval",
+        "timings_ms",
+        "degraded",
+        "contract",
+        "raw_output",
+        "created_at",
+    )
     inlines = [ClaimInline]
 
     def scope(self, queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
@@ -221,20 +237,39 @@ class AuditEntryAdmin(AuditlogEntryAdmin):
         related = [(n, c) for n, c in changes if is_m2m(c)]
         tables = []
         if plain:
-            rows = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", (
-                (i, capfirst(field_label(obj, name)), change_value(obj, name, values[0]),
-                 change_value(obj, name, values[1]))
-                for i, (name, values) in enumerate(plain, 1)))
-            tables.append(format_html("<table><tr><th>#</th><th>Bidang</th><th>Dari</th><th>Menjadi</th></tr>"
-                                      "{}</table>", rows))
+            rows = format_html_join(
+                "",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                (
+                    (
+                        i,
+                        capfirst(field_label(obj, name)),
+                        change_value(obj, name, values[0]),
+                        change_value(obj, name, values[1]),
+                    )
+                    for i, (name, values) in enumerate(plain, 1)
+                ),
+            )
+            tables.append(
+                format_html("<table><tr><th>#</th><th>Bidang</th><th>Dari</th><th>Menjadi</th></tr>{}</table>", rows)
+            )
         if related:
-            rows = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", (
-                (i, capfirst(field_label(obj, name)),
-                 M2M_OPERATIONS.get(change["operation"], change["operation"]),
-                 format_html_join(mark_safe("<br>"), "{}", ((o,) for o in change["objects"])))
-                for i, (name, change) in enumerate(related, 1)))
-            tables.append(format_html("<table><tr><th>#</th><th>Relasi</th><th>Aksi</th><th>Objek</th></tr>"
-                                      "{}</table>", rows))
+            rows = format_html_join(
+                "",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                (
+                    (
+                        i,
+                        capfirst(field_label(obj, name)),
+                        M2M_OPERATIONS.get(change["operation"], change["operation"]),
+                        format_html_join(mark_safe("<br>"), "{}", ((o,) for o in change["objects"])),
+                    )
+                    for i, (name, change) in enumerate(related, 1)
+                ),
+            )
+            tables.append(
+                format_html("<table><tr><th>#</th><th>Relasi</th><th>Aksi</th><th>Objek</th></tr>{}</table>", rows)
+            )
         return format_html_join("", "{}", ((t,) for t in tables)) if tables else EMPTY
 
 
@@ -247,14 +282,15 @@ admin.site.register(LogEntry, AuditEntryAdmin)
 # names are replaced here rather than through a subclass (a proxy model would
 # move the pages and the permissions).
 def _attempt_name(attempt: AccessAttempt) -> str:
-    return (f"Upaya akses {attempt.username or EMPTY} dari {attempt.ip_address or EMPTY}, "
-            f"{when(attempt.attempt_time)}")
+    return f"Upaya akses {attempt.username or EMPTY} dari {attempt.ip_address or EMPTY}, {when(attempt.attempt_time)}"
 
 
 def _failure_name(failure: AccessFailureLog) -> str:
     locked = " (terkunci)" if failure.locked_out else ""
-    return (f"Login gagal {failure.username or EMPTY}{locked} dari {failure.ip_address or EMPTY}, "
-            f"{when(failure.attempt_time)}")
+    return (
+        f"Login gagal {failure.username or EMPTY}{locked} dari {failure.ip_address or EMPTY}, "
+        f"{when(failure.attempt_time)}"
+    )
 
 
 def _access_log_name(entry: AccessLog) -> str:

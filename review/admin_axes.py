@@ -33,8 +33,9 @@ class LoginAttemptAdmin(AccessAttemptAdmin):
             which |= Q(**{f"{field}__isnull": True})
         count = AccessAttempt.objects.filter(which).delete()[1].get(AccessAttempt._meta.label, 0)
         names = ", ".join(sorted(str(v) if v is not None else "(kosong)" for v in values))
-        self.message_user(request, f"Kunci {label} {names} dibuka: {count} catatan percobaan gagal dihapus.",
-                          messages.SUCCESS)
+        self.message_user(
+            request, f"Kunci {label} {names} dibuka: {count} catatan percobaan gagal dihapus.", messages.SUCCESS
+        )
 
 
 if admin.site.is_registered(AccessAttempt):

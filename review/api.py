@@ -60,8 +60,12 @@ def api_view(*methods: str) -> Callable:
                     try:
                         user = bearer_authenticate(plain=plain, address=client_address(request))
                     except BearerLocked as locked:
-                        return error(429, "terlalu banyak token yang salah dari alamat ini; coba lagi dalam "
-                                          f"{locked.retry_after} detik", retry_after=locked.retry_after)
+                        return error(
+                            429,
+                            "terlalu banyak token yang salah dari alamat ini; coba lagi dalam "
+                            f"{locked.retry_after} detik",
+                            retry_after=locked.retry_after,
+                        )
                 if user is None:
                     return error(401, "token tidak valid atau sudah dicabut")
                 request.user = user
@@ -132,9 +136,16 @@ def search_api(request: HttpRequest) -> dict:
     if "q" not in params:
         raise ParameterError("parameter 'q' (pertanyaan) wajib diisi")
     k = int_param(params, "k", 10)
-    response = search(params["q"], request.user, k=k, pool=int_param(params, "pool", max(50, k)), mode=params.get("mode", "hybrid").strip() or "hybrid",
-                      include_superseded=bool_param(params, "include_superseded"),
-                      rerank=bool_param(params, "rerank", None), expand=bool_param(params, "expand", True))
+    response = search(
+        params["q"],
+        request.user,
+        k=k,
+        pool=int_param(params, "pool", max(50, k)),
+        mode=params.get("mode", "hybrid").strip() or "hybrid",
+        include_superseded=bool_param(params, "include_superseded"),
+        rerank=bool_param(params, "rerank", None),
+        expand=bool_param(params, "expand", True),
+    )
     return response.as_dict()
 
 
@@ -176,5 +187,9 @@ def claim_review_api(request: HttpRequest, pk: int) -> dict:
         claim = claim_review(claim=claim, reviewer=request.user, status=status, note=note)
     except ValueError as exc:
         raise ParameterError(str(exc)) from None
-    return {"claim": claim.pk, "status": claim.review_status, "note": claim.review_note,
-            "answer_status": claim.answer.status}
+    return {
+        "claim": claim.pk,
+        "status": claim.review_status,
+        "note": claim.review_note,
+        "answer_status": claim.answer.status,
+    }

@@ -42,8 +42,7 @@ def register() -> None:
 
     from .models import ApiToken, Claim
 
-    auditlog.register(User, include_fields=["is_active", "is_staff", "is_superuser", "groups"],
-                      m2m_fields={"groups"})
+    auditlog.register(User, include_fields=["is_active", "is_staff", "is_superuser", "groups"], m2m_fields={"groups"})
     auditlog.register(Group, include_fields=["name", "permissions"], m2m_fields={"permissions"})
     auditlog.register(Document, include_fields=["key", "public", "groups", "collection"], m2m_fields={"groups"})
     auditlog.register(ApiToken, include_fields=["user", "name", "revoked"])
@@ -65,8 +64,13 @@ def permission_name(action: str, verbose_name: str) -> str:
     return f"Dapat {PERMISSION_VERBS[action]} {verbose_name}"[:255]
 
 
-def permission_names_in_indonesian(sender, app_config, using: str = DEFAULT_DB_ALIAS,  # noqa: ANN001
-                                   apps=global_apps, **kwargs: object) -> None:  # noqa: ANN001
+def permission_names_in_indonesian(
+    sender,
+    app_config,
+    using: str = DEFAULT_DB_ALIAS,  # noqa: ANN001
+    apps=global_apps,
+    **kwargs: object,
+) -> None:  # noqa: ANN001
     """Django stores a default permission's name once, in English, when
     migrate creates it ("Can add log entry"), and shows that stored name
     wherever a permission is listed: the group and user forms, and the audit
@@ -88,6 +92,9 @@ def permission_names_in_indonesian(sender, app_config, using: str = DEFAULT_DB_A
                 if action not in PERMISSION_VERBS:
                     continue
                 name = permission_name(action, str(opts.verbose_name))
-                (Permission.objects.using(using)
-                 .filter(content_type=content_type, codename=get_permission_codename(action, opts))
-                 .exclude(name=name).update(name=name))
+                (
+                    Permission.objects.using(using)
+                    .filter(content_type=content_type, codename=get_permission_codename(action, opts))
+                    .exclude(name=name)
+                    .update(name=name)
+                )

@@ -22,7 +22,7 @@ def line_diff(old: str, new: str, *, context: int = 3) -> list[DiffLine]:
             out.append(DiffLine("gap", None, None, "…"))
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                out += [DiffLine("same", i + 1, j + 1, a[i]) for i, j in zip(range(i1, i2), range(j1, j2))]
+                out += [DiffLine("same", i + 1, j + 1, a[i]) for i, j in zip(range(i1, i2), range(j1, j2), strict=True)]
                 continue
             out += [DiffLine("del", i + 1, None, a[i]) for i in range(i1, i2)]
             out += [DiffLine("add", None, j + 1, b[j]) for j in range(j1, j2)]

@@ -39,6 +39,7 @@ MODES = ("lexical", "vector", "hybrid", "hybrid+rerank")
 
 # --- evaluation sets -------------------------------------------------------------------
 
+
 class GoldEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     document: str | None = None
@@ -84,16 +85,30 @@ def evalset_import(*, path: Path, name: str, description: str = "") -> tuple[Eva
         raise EvalImportError(f"{path.name}: id kasus ganda: {sorted({i for i in ids if ids.count(i) > 1})}")
     eval_set, _ = EvalSet.objects.update_or_create(name=name, defaults={"description": description})
     eval_set.cases.filter(source_claim__isnull=True).delete()
-    EvalCase.objects.bulk_create([EvalCase(
-        eval_set=eval_set, case_id=line.id, question=line.question, category=line.category, username=line.user,
-        as_of=line.as_of, gold=[g.model_dump(exclude_none=True) for g in line.gold],
-        expected_status=line.expected_status, answers=line.answers, conflict=line.conflict,
-        note=line.note) for line in lines])
+    EvalCase.objects.bulk_create(
+        [
+            EvalCase(
+                eval_set=eval_set,
+                case_id=line.id,
+                question=line.question,
+                category=line.category,
+                username=line.user,
+                as_of=line.as_of,
+                gold=[g.model_dump(exclude_none=True) for g in line.gold],
+                expected_status=line.expected_status,
+                answers=line.answers,
+                conflict=line.conflict,
+                note=line.note,
+            )
+            for line in lines
+        ]
+    )
     return eval_set, len(lines)
 
 
-def evalset_import_squad(*, path: Path, name: str, collection: str,
-                         progress: Callable | None = None) -> tuple[EvalSet, int]:
+def evalset_import_squad(
+    *, path: Path, name: str, collection: str, progress: Callable | None = None
+) -> tuple[EvalSet, int]:
     """A SQuAD 2.0-format file (IDK-MRC) as an isolated public collection —
     one document per paragraph, indexed like any other — and an evaluation
     set of its questions: gold = the question's paragraph, answer keys = its
@@ -106,24 +121,32 @@ def evalset_import_squad(*, path: Path, name: str, collection: str,
     passages = squad_passages(paragraphs)
     loaded = load_passages(passages=passages, collection=collection, id_as_title=False, progress=progress)
     if loaded.failed:
-        raise EvalImportError(f"{path.name}: {len(loaded.failed)} paragraf gagal diindeks, mis. "
-                              f"{loaded.failed[0][0]}: {loaded.failed[0][1]}")
+        raise EvalImportError(
+            f"{path.name}: {len(loaded.failed)} paragraf gagal diindeks, mis. "
+            f"{loaded.failed[0][0]}: {loaded.failed[0][1]}"
+        )
     with transaction.atomic():
         eval_set, _ = EvalSet.objects.update_or_create(
-            name=name, defaults={"description": f"SQuAD 2.0 {path.name}, koleksi {collection}",
-                                 "collection": collection})
+            name=name,
+            defaults={"description": f"SQuAD 2.0 {path.name}, koleksi {collection}", "collection": collection},
+        )
         eval_set.cases.filter(source_claim__isnull=True).delete()
         cases = []
         for n, paragraph in enumerate(paragraphs):
             for qa in paragraph["qas"]:
                 impossible = bool(qa.get("is_impossible"))
-                cases.append(EvalCase(
-                    eval_set=eval_set, case_id=str(qa["id"])[:50], question=qa["question"][:2000],
-                    category=EvalCategory.NO_ANSWER if impossible else EvalCategory.OTHER,
-                    gold=[] if impossible else [{"document": document_key(collection, passages[n].id)}],
-                    answers=[] if impossible else list(dict.fromkeys(a["text"] for a in qa.get("answers", []))),
-                    expected_status=AnswerStatus.INSUFFICIENT_EVIDENCE if impossible else AnswerStatus.ANSWERED,
-                    note=f"SQuAD {path.name}"))
+                cases.append(
+                    EvalCase(
+                        eval_set=eval_set,
+                        case_id=str(qa["id"])[:50],
+                        question=qa["question"][:2000],
+                        category=EvalCategory.NO_ANSWER if impossible else EvalCategory.OTHER,
+                        gold=[] if impossible else [{"document": document_key(collection, passages[n].id)}],
+                        answers=[] if impossible else list(dict.fromkeys(a["text"] for a in qa.get("answers", []))),
+                        expected_status=AnswerStatus.INSUFFICIENT_EVIDENCE if impossible else AnswerStatus.ANSWERED,
+                        note=f"SQuAD {path.name}",
+                    )
+                )
         EvalCase.objects.bulk_create(cases)
     return eval_set, len(cases)
 
@@ -136,12 +159,22 @@ def evalset_import_beir(*, directory: Path, split: str, name: str, collection: s
 
     queries, qrels = read_queries(directory), read_qrels(directory, split)
     eval_set, _ = EvalSet.objects.update_or_create(
-        name=name, defaults={"description": f"BEIR {directory.name} ({split}), koleksi {collection}"})
+        name=name, defaults={"description": f"BEIR {directory.name} ({split}), koleksi {collection}"}
+    )
     eval_set.cases.filter(source_claim__isnull=True).delete()
-    cases = [EvalCase(eval_set=eval_set, case_id=qid[:50], question=queries[qid][:2000], category=EvalCategory.OTHER,
-                      gold=[{"document": document_key(collection, doc)} for doc, score in judged.items() if score > 0],
-                      expected_status=AnswerStatus.ANSWERED, note=f"BEIR {directory.name}")
-             for qid, judged in sorted(qrels.items()) if qid in queries and any(v > 0 for v in judged.values())]
+    cases = [
+        EvalCase(
+            eval_set=eval_set,
+            case_id=qid[:50],
+            question=queries[qid][:2000],
+            category=EvalCategory.OTHER,
+            gold=[{"document": document_key(collection, doc)} for doc, score in judged.items() if score > 0],
+            expected_status=AnswerStatus.ANSWERED,
+            note=f"BEIR {directory.name}",
+        )
+        for qid, judged in sorted(qrels.items())
+        if qid in queries and any(v > 0 for v in judged.values())
+    ]
     EvalCase.objects.bulk_create(cases)
     return eval_set, len(cases)
 
@@ -150,11 +183,24 @@ def evalset_export_jsonl(*, eval_set: EvalSet, path: Path) -> int:
     cases = list(eval_set.cases.order_by("case_id"))
     with path.open("w", encoding="utf-8") as out:
         for case in cases:
-            out.write(json.dumps({"id": case.case_id, "question": case.question, "category": case.category,
-                                  "user": case.username, "as_of": case.as_of.isoformat() if case.as_of else None,
-                                  "gold": case.gold, "expected_status": case.expected_status,
-                                  "answers": case.answers, "conflict": case.conflict, "note": case.note},
-                                 ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "id": case.case_id,
+                        "question": case.question,
+                        "category": case.category,
+                        "user": case.username,
+                        "as_of": case.as_of.isoformat() if case.as_of else None,
+                        "gold": case.gold,
+                        "expected_status": case.expected_status,
+                        "answers": case.answers,
+                        "conflict": case.conflict,
+                        "note": case.note,
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     return len(cases)
 
 
@@ -164,12 +210,20 @@ def evalset_export_beir(*, eval_set: EvalSet, directory: Path, collection: str =
     cases that have gold evidence."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "qrels").mkdir(exist_ok=True)
-    revisions = (Revision.objects.filter(document__collection=collection, status__in=["active", "superseded"])
-                 .select_related("document").order_by("document__key", "number"))
+    revisions = (
+        Revision.objects.filter(document__collection=collection, status__in=["active", "superseded"])
+        .select_related("document")
+        .order_by("document__key", "number")
+    )
     with (directory / "corpus.jsonl").open("w", encoding="utf-8") as out:
         for rev in revisions:
-            out.write(json.dumps({"_id": f"{rev.document.key}:r{rev.number}", "title": rev.title,
-                                  "text": rev.content}, ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps(
+                    {"_id": f"{rev.document.key}:r{rev.number}", "title": rev.title, "text": rev.content},
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     cases = [c for c in eval_set.cases.order_by("case_id") if c.gold]
     with (directory / "queries.jsonl").open("w", encoding="utf-8") as out:
         for case in cases:
@@ -195,6 +249,7 @@ def gold_units(gold: list[dict]) -> set[str]:
 
 # --- cases ---------------------------------------------------------------------------
 
+
 @dataclass
 class Case:
     case_id: str
@@ -215,8 +270,17 @@ def cases_from_set(eval_set: EvalSet) -> list[Case]:
         gold = gold_units(case.gold)
         if not gold:
             continue
-        out.append(Case(case.case_id, case.question, case.category, users.get(case.username), gold, case.as_of,
-                        unit=_unit_for(case.gold)))
+        out.append(
+            Case(
+                case.case_id,
+                case.question,
+                case.category,
+                users.get(case.username),
+                gold,
+                case.as_of,
+                unit=_unit_for(case.gold),
+            )
+        )
     return out
 
 
@@ -234,43 +298,85 @@ def cases_from_beir(*, queries: dict[str, str], qrels: dict[str, dict[str, int]]
     documents' keys (``{collection}:{_id}``)."""
     from retrieval.beir import document_key
 
-    return [Case(qid, queries[qid], "beir", None,
-                 {document_key(collection, doc) for doc, score in qrels[qid].items() if score > 0},
-                 unit=lambda hit: hit.document)
-            for qid in sorted(qrels) if qid in queries]
+    return [
+        Case(
+            qid,
+            queries[qid],
+            "beir",
+            None,
+            {document_key(collection, doc) for doc, score in qrels[qid].items() if score > 0},
+            unit=lambda hit: hit.document,
+        )
+        for qid in sorted(qrels)
+        if qid in queries
+    ]
 
 
 # --- runs ------------------------------------------------------------------------------
 
+
 def index_state(collection: str) -> dict:
     chunks = Chunk.objects.filter(document__collection=collection, revision__status="active")
-    stats = (LexicalStats.objects.filter(collection=collection)
-             .values("chunk_count", "total_length", "weights_avglen").first())
+    stats = (
+        LexicalStats.objects.filter(collection=collection)
+        .values("chunk_count", "total_length", "weights_avglen")
+        .first()
+    )
     space = EmbeddingSpace.objects.filter(is_active=True).first()
-    return {"collection": collection, "active_chunks": chunks.count(),
-            "tokens": chunks.aggregate(n=Sum("token_count"))["n"] or 0,
-            "last_indexed_at": (Revision.objects.filter(document__collection=collection)
-                                .aggregate(t=Max("indexed_at"))["t"] or "").__str__(),
-            "lexical_stats": stats or {},
-            "embedding_space": {"id": space.pk, "provider": space.provider, "model": space.model,
-                                "version": space.version, "dimensions": space.dimensions} if space else None}
+    return {
+        "collection": collection,
+        "active_chunks": chunks.count(),
+        "tokens": chunks.aggregate(n=Sum("token_count"))["n"] or 0,
+        "last_indexed_at": (
+            Revision.objects.filter(document__collection=collection).aggregate(t=Max("indexed_at"))["t"] or ""
+        ).__str__(),
+        "lexical_stats": stats or {},
+        "embedding_space": {
+            "id": space.pk,
+            "provider": space.provider,
+            "model": space.model,
+            "version": space.version,
+            "dimensions": space.dimensions,
+        }
+        if space
+        else None,
+    }
 
 
-def retrieval_evaluate(*, cases: list[Case], modes: Iterable[str], k: int = 10, pool: int = 50,
-                       fusion: str | None = None, rrf_k: int | None = None,
-                       collection: str = "editorial", label: str = "", eval_set: EvalSet | None = None,
-                       dataset: str = "", progress: Callable[[int], None] | None = None) -> EvalRun:
+def retrieval_evaluate(
+    *,
+    cases: list[Case],
+    modes: Iterable[str],
+    k: int = 10,
+    pool: int = 50,
+    fusion: str | None = None,
+    rrf_k: int | None = None,
+    collection: str = "editorial",
+    label: str = "",
+    eval_set: EvalSet | None = None,
+    dataset: str = "",
+    progress: Callable[[int], None] | None = None,
+) -> EvalRun:
     """Run every case in every mode with the same k, store the run."""
     modes = list(modes)
     reranker = settings.NALARKU_RERANK.get("provider") or None
     fusion = fusion or settings.NALARKU_FUSION["method"]
     fusion_weights = {**settings.NALARKU_FUSION[fusion], **({"rrf_k": rrf_k} if rrf_k else {})}
-    config = {"k": k, "pool": pool, "fusion": fusion, "fusion_weights": fusion_weights, "modes": modes,
-              "chunker_version": CHUNKER_VERSION,
-              "chunk_max_tokens": settings.NALARKU_CHUNK_MAX_TOKENS, "reranker": reranker,
-              "rerank_threshold": settings.NALARKU_RERANK.get("threshold"),
-              "rerank_depth": settings.NALARKU_RERANK.get("depth"),
-              "index": index_state(collection), "cases": len(cases), "measures": [str(m) for m in MEASURES]}
+    config = {
+        "k": k,
+        "pool": pool,
+        "fusion": fusion,
+        "fusion_weights": fusion_weights,
+        "modes": modes,
+        "chunker_version": CHUNKER_VERSION,
+        "chunk_max_tokens": settings.NALARKU_CHUNK_MAX_TOKENS,
+        "reranker": reranker,
+        "rerank_threshold": settings.NALARKU_RERANK.get("threshold"),
+        "rerank_depth": settings.NALARKU_RERANK.get("depth"),
+        "index": index_state(collection),
+        "cases": len(cases),
+        "measures": [str(m) for m in MEASURES],
+    }
     run = EvalRun.objects.create(kind="retrieval", label=label, eval_set=eval_set, dataset=dataset, config=config)
     qrels = [ir_measures.Qrel(c.case_id, unit, 1) for c in cases for unit in c.gold]
     results, metrics = [], {}
@@ -281,8 +387,7 @@ def retrieval_evaluate(*, cases: list[Case], modes: Iterable[str], k: int = 10, 
         scored, latencies, ranked_by_case = [], {}, {}
         for case in cases:
             started = time.perf_counter()
-            ranked = _ranked_units(case, mode=mode, k=k, pool=pool, fusion=fusion, rrf_k=rrf_k,
-                                   collection=collection)
+            ranked = _ranked_units(case, mode=mode, k=k, pool=pool, fusion=fusion, rrf_k=rrf_k, collection=collection)
             latencies[case.case_id] = (time.perf_counter() - started) * 1000
             ranked_by_case[case.case_id] = ranked
             scored += [ir_measures.ScoredDoc(case.case_id, unit, float(k - i)) for i, unit in enumerate(ranked)]
@@ -290,24 +395,44 @@ def retrieval_evaluate(*, cases: list[Case], modes: Iterable[str], k: int = 10, 
                 progress(1)
         per_query = _per_query(qrels, scored, [c.case_id for c in cases])
         metrics[mode] = _aggregate(per_query, cases, latencies)
-        results += [EvalResult(run=run, case_id=c.case_id, mode=mode, category=c.category,
-                               candidates=ranked_by_case[c.case_id], measures=per_query[c.case_id],
-                               latency_ms=round(latencies[c.case_id], 2)) for c in cases]
+        results += [
+            EvalResult(
+                run=run,
+                case_id=c.case_id,
+                mode=mode,
+                category=c.category,
+                candidates=ranked_by_case[c.case_id],
+                measures=per_query[c.case_id],
+                latency_ms=round(latencies[c.case_id], 2),
+            )
+            for c in cases
+        ]
     EvalResult.objects.bulk_create(results, batch_size=1000)
     run.metrics = metrics
     run.save(update_fields=["metrics"])
     return run
 
 
-def _ranked_units(case: Case, *, mode: str, k: int, pool: int, fusion: str, rrf_k: int | None,
-                  collection: str) -> list[str]:
+def _ranked_units(
+    case: Case, *, mode: str, k: int, pool: int, fusion: str, rrf_k: int | None, collection: str
+) -> list[str]:
     """The first k distinct units (document revisions, documents or chunks)
     of the mode's ranking; more chunks are read so k units remain after
     chunks of one unit collapse."""
     chunks = min(100, max(3 * k, k))
-    response = search(case.question, case.reader, k=chunks, pool=max(pool, chunks), fusion=fusion, rrf_k=rrf_k,
-                      mode="hybrid" if mode == "hybrid+rerank" else mode, rerank=mode == "hybrid+rerank",
-                      include_superseded=case.as_of is not None, expand=False, collection=collection)
+    response = search(
+        case.question,
+        case.reader,
+        k=chunks,
+        pool=max(pool, chunks),
+        fusion=fusion,
+        rrf_k=rrf_k,
+        mode="hybrid" if mode == "hybrid+rerank" else mode,
+        rerank=mode == "hybrid+rerank",
+        include_superseded=case.as_of is not None,
+        expand=False,
+        collection=collection,
+    )
     hits = hits_as_of(response.results, case.as_of) if case.as_of else response.results
     return list(dict.fromkeys(case.unit(h) for h in hits))[:k]
 
@@ -330,13 +455,19 @@ def _aggregate(per_query: dict[str, dict[str, float]], cases: list[Case], latenc
     for case in cases:
         by_category.setdefault(case.category, []).append(case.case_id)
     ordered = sorted(latencies.values())
-    return {"all": mean(everything), "queries": len(everything),
-            "by_category": {cat: {**mean(ids), "queries": len(ids)} for cat, ids in sorted(by_category.items())},
-            "latency_ms": {"p50": round(statistics.median(ordered), 1),
-                           "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1)}}
+    return {
+        "all": mean(everything),
+        "queries": len(everything),
+        "by_category": {cat: {**mean(ids), "queries": len(ids)} for cat, ids in sorted(by_category.items())},
+        "latency_ms": {
+            "p50": round(statistics.median(ordered), 1),
+            "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1),
+        },
+    }
 
 
 # --- comparison --------------------------------------------------------------------------
+
 
 @dataclass
 class QueryDelta:
@@ -356,8 +487,9 @@ def runs_compare(*, a: EvalRun, b: EvalRun, measure: str = "nDCG@10") -> dict[st
     out: dict[str, list[QueryDelta]] = {}
     for r in b.results.order_by("mode", "case_id"):
         if (r.mode, r.case_id) in before:
-            out.setdefault(r.mode, []).append(QueryDelta(r.case_id, r.mode, before[(r.mode, r.case_id)],
-                                                         r.measures.get(measure, 0.0)))
+            out.setdefault(r.mode, []).append(
+                QueryDelta(r.case_id, r.mode, before[(r.mode, r.case_id)], r.measures.get(measure, 0.0))
+            )
     return out
 
 
@@ -366,9 +498,15 @@ def runs_compare(*, a: EvalRun, b: EvalRun, measure: str = "nDCG@10") -> dict[st
 ANSWER_GENERATORS = ("sentence", "cosine", "extractive")
 
 
-def answers_evaluate(*, eval_set: EvalSet, label: str = "", limit: int | None = None,
-                     judge: object | None = None, generators: Iterable[str] = ANSWER_GENERATORS,
-                     progress: Callable[[int], None] | None = None) -> EvalRun:
+def answers_evaluate(
+    *,
+    eval_set: EvalSet,
+    label: str = "",
+    limit: int | None = None,
+    judge: object | None = None,
+    generators: Iterable[str] = ANSWER_GENERATORS,
+    progress: Callable[[int], None] | None = None,
+) -> EvalRun:
     """Ask every case as its user with each generator, side by side in one
     run, and measure the answers by their content: the answer key in the
     claims, refusals where there is no answer, ``answered`` without the
@@ -380,12 +518,24 @@ def answers_evaluate(*, eval_set: EvalSet, label: str = "", limit: int | None = 
     generators = list(generators)
     users = {u.username: u for u in get_user_model().objects.all()}
     cases = list(eval_set.cases.order_by("case_id"))[:limit] if limit else list(eval_set.cases.order_by("case_id"))
-    run = EvalRun.objects.create(kind="answers", label=label, eval_set=eval_set, config={
-        "generators": generators, "context": settings.NALARKU_CONTEXT, "collection": eval_set.collection,
-        "extractive": settings.NALARKU_EXTRACTIVE, "answerer": settings.NALARKU_ANSWERER,
-        "sentence": settings.NALARKU_SENTENCE, "support": settings.NALARKU_SUPPORT,
-        "chunker_version": CHUNKER_VERSION, "index": index_state(eval_set.collection), "cases": len(cases),
-        "judge": getattr(judge, "name", None)})
+    run = EvalRun.objects.create(
+        kind="answers",
+        label=label,
+        eval_set=eval_set,
+        config={
+            "generators": generators,
+            "context": settings.NALARKU_CONTEXT,
+            "collection": eval_set.collection,
+            "extractive": settings.NALARKU_EXTRACTIVE,
+            "answerer": settings.NALARKU_ANSWERER,
+            "sentence": settings.NALARKU_SENTENCE,
+            "support": settings.NALARKU_SUPPORT,
+            "chunker_version": CHUNKER_VERSION,
+            "index": index_state(eval_set.collection),
+            "cases": len(cases),
+            "judge": getattr(judge, "name", None),
+        },
+    )
     rows = []
     for name in generators:
         # "extractive@answerer-v1": a generator scored by a named artefact,
@@ -394,8 +544,9 @@ def answers_evaluate(*, eval_set: EvalSet, label: str = "", limit: int | None = 
         generator = generator_from_config(kind)
         with artefact_used(artefact_name) if artefact_name else nullcontext():
             for case in cases:
-                row = _answer_row(run, case, generator, users, judge if kind == "extractive" else None,
-                                  eval_set.collection)
+                row = _answer_row(
+                    run, case, generator, users, judge if kind == "extractive" else None, eval_set.collection
+                )
                 row.mode = name
                 rows.append(row)
                 if progress:
@@ -406,15 +557,21 @@ def answers_evaluate(*, eval_set: EvalSet, label: str = "", limit: int | None = 
     return run
 
 
-def _answer_row(run: EvalRun, case: EvalCase, generator: object, users: dict, judge: object | None,
-                collection: str) -> EvalResult:
+def _answer_row(
+    run: EvalRun, case: EvalCase, generator: object, users: dict, judge: object | None, collection: str
+) -> EvalResult:
     from .answers.features import question_word
     from .answers.pipeline import question_ask
 
     with transaction.atomic():
         started = time.perf_counter()
-        asked = question_ask(text=case.question, user=users.get(case.username), as_of=case.as_of,
-                             generator=generator, search_options={"collection": collection})
+        asked = question_ask(
+            text=case.question,
+            user=users.get(case.username),
+            as_of=case.as_of,
+            generator=generator,
+            search_options={"collection": collection},
+        )
         latency = (time.perf_counter() - started) * 1000
         contract = asked.contract
         timings = asked.answer.timings_ms
@@ -450,10 +607,21 @@ def _answer_row(run: EvalRun, case: EvalCase, generator: object, users: dict, ju
         "judge_supported": sum(v for v in verdicts) if verdicts else None,
         "answer_stage_ms": round(sum(timings.get(s, 0.0) for s in ANSWER_STAGES), 2),
     }
-    return EvalResult(run=run, case_id=case.case_id, mode=generator.name, category=case.category,
-                      candidates=sorted(cited), latency_ms=round(latency, 1),
-                      measures={**measures, "status": contract.status, "expected": case.expected_status,
-                                "expect_conflict": case.conflict, "question_word": question_word(case.question)})
+    return EvalResult(
+        run=run,
+        case_id=case.case_id,
+        mode=generator.name,
+        category=case.category,
+        candidates=sorted(cited),
+        latency_ms=round(latency, 1),
+        measures={
+            **measures,
+            "status": contract.status,
+            "expected": case.expected_status,
+            "expect_conflict": case.conflict,
+            "question_word": question_word(case.question),
+        },
+    )
 
 
 # The answer stage: everything after retrieval and before saving.
@@ -482,13 +650,15 @@ def _answer_metrics(rows: list[EvalResult]) -> dict:
     def core(xs: list[dict]) -> dict:
         yes = [x for x in xs if x["expected"] != AnswerStatus.INSUFFICIENT_EVIDENCE]
         no = [x for x in xs if x["expected"] == AnswerStatus.INSUFFICIENT_EVIDENCE]
-        return {"cases": len(xs),
-                "answer_in_claims": _rate([x["answer_in_claims"] for x in yes if x["answer_in_claims"] is not None]),
-                "wrong_refusal_rate": _rate([x["abstained"] for x in yes]),
-                "refusal_rate_unanswerable": _rate([x["abstained"] for x in no]),
-                "answered_unanswerable": _rate([x["answered"] for x in no]),
-                "confident_wrong_rate": _rate([x["confident_wrong"] for x in xs]),
-                "decision_accuracy": _rate([x["decision_correct"] for x in xs])}
+        return {
+            "cases": len(xs),
+            "answer_in_claims": _rate([x["answer_in_claims"] for x in yes if x["answer_in_claims"] is not None]),
+            "wrong_refusal_rate": _rate([x["abstained"] for x in yes]),
+            "refusal_rate_unanswerable": _rate([x["abstained"] for x in no]),
+            "answered_unanswerable": _rate([x["answered"] for x in no]),
+            "confident_wrong_rate": _rate([x["confident_wrong"] for x in xs]),
+            "decision_accuracy": _rate([x["decision_correct"] for x in xs]),
+        }
 
     by_word: dict[str, list[dict]] = {}
     by_category: dict[str, list[dict]] = {}
@@ -507,11 +677,16 @@ def _answer_metrics(rows: list[EvalResult]) -> dict:
         "ids_removed": sum(x["ids_removed"] for x in m),
         "claim_support_rate": round(sum(x["claims_supported"] for x in m) / claims, 4) if claims else None,
         "gold_cited_rate": _rate([x["gold_cited"] for x in m if x["gold_cited"] is not None]),
-        "judge_faithfulness": (round(sum(x["judge_supported"] for x in judged) / max(sum(x["claims"] for x in judged), 1), 4)
-                               if judged else None),
+        "judge_faithfulness": (
+            round(sum(x["judge_supported"] for x in judged) / max(sum(x["claims"] for x in judged), 1), 4)
+            if judged
+            else None
+        ),
         "by_question_word": {w: core(xs) for w, xs in sorted(by_word.items())},
-        "by_category": {cat: {**core(xs), "status_accuracy": _rate([x["status_ok"] for x in xs])}
-                        for cat, xs in sorted(by_category.items())},
+        "by_category": {
+            cat: {**core(xs), "status_accuracy": _rate([x["status_ok"] for x in xs])}
+            for cat, xs in sorted(by_category.items())
+        },
         "latency_ms": _percentiles(latencies),
         "answer_stage_ms": _percentiles(stage),
     }
@@ -520,8 +695,10 @@ def _answer_metrics(rows: list[EvalResult]) -> dict:
 def _percentiles(ordered: list[float]) -> dict:
     if not ordered:
         return {"p50": None, "p95": None}
-    return {"p50": round(statistics.median(ordered), 1),
-            "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1)}
+    return {
+        "p50": round(statistics.median(ordered), 1),
+        "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1),
+    }
 
 
 # --- regression cases from review ----------------------------------------------------------
@@ -539,18 +716,28 @@ def case_from_claim(*, claim, user=None) -> EvalCase:  # noqa: ANN001
         raise ValueError("hanya klaim yang ditandai 'perlu ditinjau' yang menjadi kasus regresi")
     question = claim.answer.question
     eval_set, _ = EvalSet.objects.get_or_create(
-        name=REGRESSION_SET, defaults={"description": "Kasus dari klaim yang ditandai editor perlu ditinjau"})
+        name=REGRESSION_SET, defaults={"description": "Kasus dari klaim yang ditandai editor perlu ditinjau"}
+    )
     case, _ = EvalCase.objects.update_or_create(
-        eval_set=eval_set, case_id=f"C{claim.pk}", defaults={
-            "question": question.text, "category": EvalCategory.REGRESSION,
-            "username": question.asked_by.username if question.asked_by else "", "as_of": question.as_of,
-            "gold": [], "expected_status": AnswerStatus.NEEDS_REVIEW, "source_claim": claim,
+        eval_set=eval_set,
+        case_id=f"C{claim.pk}",
+        defaults={
+            "question": question.text,
+            "category": EvalCategory.REGRESSION,
+            "username": question.asked_by.username if question.asked_by else "",
+            "as_of": question.as_of,
+            "gold": [],
+            "expected_status": AnswerStatus.NEEDS_REVIEW,
+            "source_claim": claim,
             "note": f"Klaim “{claim.text[:300]}” ditandai perlu ditinjau oleh "
-                    f"{claim.reviewer or user or '—'}" + (f": {claim.review_note}" if claim.review_note else "")})
+            f"{claim.reviewer or user or '—'}" + (f": {claim.review_note}" if claim.review_note else ""),
+        },
+    )
     return case
 
 
 # --- chunking experiments ------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ChunkingSetting:
@@ -566,8 +753,9 @@ class ChunkingSetting:
         return f"chunking-{self.name}"
 
 
-def chunking_collection_build(*, setting: ChunkingSetting, source: str = "editorial",
-                              progress: Callable[[int], None] | None = None) -> int:
+def chunking_collection_build(
+    *, setting: ChunkingSetting, source: str = "editorial", progress: Callable[[int], None] | None = None
+) -> int:
     """Copy every indexed revision of ``source`` into the setting's own
     collection (same groups, dates and revision numbers; keys prefixed by the
     collection), chunked and embedded with that setting. Returns chunks."""
@@ -578,21 +766,33 @@ def chunking_collection_build(*, setting: ChunkingSetting, source: str = "editor
     from retrieval.lexical import weights_refresh
 
     drop_collection(collection=setting.collection)
-    revisions = (Revision.objects.filter(document__collection=source, status__in=["active", "superseded"])
-                 .select_related("document").prefetch_related("document__groups")
-                 .order_by("document__key", "number"))
+    revisions = (
+        Revision.objects.filter(document__collection=source, status__in=["active", "superseded"])
+        .select_related("document")
+        .prefetch_related("document__groups")
+        .order_by("document__key", "number")
+    )
     chunks = 0
     for rev in revisions:
         doc = rev.document
-        data = RevisionInput(key=f"{setting.collection}:{doc.key}"[:64], title=rev.title, content=rev.content,
-                             format=rev.format, source_type=doc.source_type_id, url=doc.url,
-                             document_date=rev.document_date, groups=[g.name for g in doc.groups.all()],
-                             public=doc.public, collection=setting.collection)
+        data = RevisionInput(
+            key=f"{setting.collection}:{doc.key}"[:64],
+            title=rev.title,
+            content=rev.content,
+            format=rev.format,
+            source_type=doc.source_type_id,
+            url=doc.url,
+            document_date=rev.document_date,
+            groups=[g.name for g in doc.groups.all()],
+            public=doc.public,
+            collection=setting.collection,
+        )
         with disable_auditlog():  # an experiment's copy, not a change to the archive
             submitted = revision_submit(data=data, enqueue=False)
         if submitted.revision is not None:
-            chunks += revision_index(revision_id=submitted.revision.pk, max_tokens=setting.max_tokens,
-                                     breadcrumbs=setting.breadcrumbs).chunks
+            chunks += revision_index(
+                revision_id=submitted.revision.pk, max_tokens=setting.max_tokens, breadcrumbs=setting.breadcrumbs
+            ).chunks
         if progress:
             progress(1)
     # Weights were written as the copy grew; score it like the archive, against
@@ -601,16 +801,23 @@ def chunking_collection_build(*, setting: ChunkingSetting, source: str = "editor
     return chunks
 
 
-def chunking_evaluate(*, eval_set: EvalSet, setting: ChunkingSetting, k: int = 10,
-                      modes: Iterable[str] = ("lexical", "vector", "hybrid")) -> EvalRun:
+def chunking_evaluate(
+    *, eval_set: EvalSet, setting: ChunkingSetting, k: int = 10, modes: Iterable[str] = ("lexical", "vector", "hybrid")
+) -> EvalRun:
     """The set's cases against the setting's collection; gold units are the
     original ``D13:r3`` ids, so the copy's key prefix is taken off."""
     prefix = len(f"{setting.collection}:")
     cases = cases_from_set(eval_set)
     for case in cases:
         case.unit = lambda hit, p=prefix: f"{hit.document[p:]}:r{hit.revision}"
-    run = retrieval_evaluate(cases=cases, modes=modes, k=k, collection=setting.collection,
-                             label=f"chunking:{setting.name}", eval_set=eval_set)
+    run = retrieval_evaluate(
+        cases=cases,
+        modes=modes,
+        k=k,
+        collection=setting.collection,
+        label=f"chunking:{setting.name}",
+        eval_set=eval_set,
+    )
     run.config.update({"chunk_max_tokens": setting.max_tokens, "breadcrumbs": setting.breadcrumbs})
     run.save(update_fields=["config"])
     return run

@@ -34,8 +34,33 @@ from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
 START, END = "\ue000", "\ue001"
-TAGS = {"p", "br", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "code", "pre", "strong", "em",
-        "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "del", "mark"}
+TAGS = {
+    "p",
+    "br",
+    "ul",
+    "ol",
+    "li",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "code",
+    "pre",
+    "strong",
+    "em",
+    "blockquote",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "del",
+    "mark",
+}
 
 TABLE_OPEN = '<div class="table-scroll" tabindex="0"><table>'
 TABLE_CLOSE = "</table></div>"
@@ -55,8 +80,7 @@ def chunk_html(text: str, span: tuple[int, int] | list[int] | None = None) -> Sa
     rendered = _markdown.render(text)
     if marked:
         rendered = _mark(rendered)
-    clean = nh3.clean(rendered, tags=TAGS, attributes={"mark": {"class"}}, link_rel=None,
-                      strip_comments=True)
+    clean = nh3.clean(rendered, tags=TAGS, attributes={"mark": {"class"}}, link_rel=None, strip_comments=True)
     # After sanitising, so no document text can bring attributes: nh3 leaves
     # every table tag bare, and the wrapper is this module's own markup.
     clean = clean.replace("<table>", TABLE_OPEN).replace("</table>", TABLE_CLOSE)
@@ -70,7 +94,7 @@ def snippet_html(text: str, limit: int = 600) -> SafeString:
     if len(text) <= limit:
         return chunk_html(text)
     cut = text.rfind("\n", 0, limit)
-    head = text[:cut if cut > limit // 3 else limit].rstrip()
+    head = text[: cut if cut > limit // 3 else limit].rstrip()
     return mark_safe(chunk_html(head) + '<p class="muted">…</p>')  # noqa: S308 — chunk_html is sanitised
 
 

@@ -12,8 +12,7 @@ from .models import Answer, Claim
 from .templatetags.nalarku import label, pages, safe_href
 
 
-def answer_export_json(*, answer: Answer, contract: AnswerContract, claims: list[Claim],
-                       reviews: bool = True) -> str:
+def answer_export_json(*, answer: Answer, contract: AnswerContract, claims: list[Claim], reviews: bool = True) -> str:
     """``reviews``: the reader may see editors' decisions and notes (the
     review permission); else the claims come without them."""
     stored_by_text = {c.text: c for c in claims}
@@ -21,17 +20,24 @@ def answer_export_json(*, answer: Answer, contract: AnswerContract, claims: list
     data["question"] = answer.question.text
     for claim in data["claims"] if reviews else []:
         stored = stored_by_text.get(claim["text"])
-        claim["review"] = {"status": stored.review_status if stored else "pending",
-                           "note": stored.review_note if stored else "",
-                           "reviewed_at": stored.reviewed_at.isoformat() if stored and stored.reviewed_at else None}
+        claim["review"] = {
+            "status": stored.review_status if stored else "pending",
+            "note": stored.review_note if stored else "",
+            "reviewed_at": stored.reviewed_at.isoformat() if stored and stored.reviewed_at else None,
+        }
     return json.dumps(data, ensure_ascii=False, indent=2)
 
 
-def answer_export_markdown(*, answer: Answer, contract: AnswerContract, claims: list[Claim],
-                           reviews: bool = True) -> str:
+def answer_export_markdown(
+    *, answer: Answer, contract: AnswerContract, claims: list[Claim], reviews: bool = True
+) -> str:
     stored_by_text = {c.text: c for c in claims}
-    lines = [f"# {_one_line(answer.question.text)}", "",
-             f"Status: **{label(contract.status.value)}** · {contract.question_id}", ""]
+    lines = [
+        f"# {_one_line(answer.question.text)}",
+        "",
+        f"Status: **{label(contract.status.value)}** · {contract.question_id}",
+        "",
+    ]
     if contract.claims:
         lines += ["## Klaim", ""]
     for n, claim in enumerate(contract.claims, 1):
@@ -64,8 +70,11 @@ def _conflict_sides(conflict) -> list[str]:  # noqa: ANN001
     for n, side in enumerate(conflict.sides if len(conflict.sides) > 1 else []):
         label = conflict.labels[n] if n < len(conflict.labels) else f"Sisi {n + 1}"
         rank = f" (peringkat {conflict.ranks[n]})" if n < len(conflict.ranks) else ""
-        marks = [mark for mark, on in (("lebih berwenang", conflict.authoritative == n),
-                                       ("lebih baru", conflict.newer == n)) if on]
+        marks = [
+            mark
+            for mark, on in (("lebih berwenang", conflict.authoritative == n), ("lebih baru", conflict.newer == n))
+            if on
+        ]
         out.append(f"  - {_one_line(label)}: {', '.join(side)}{rank}" + (f" — {', '.join(marks)}" if marks else ""))
     return out
 

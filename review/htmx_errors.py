@@ -28,8 +28,10 @@ from django.shortcuts import render, resolve_url
 
 SESSION_ENDED = "Sesi berakhir — masuk lagi. Perubahan ini belum disimpan."
 NOT_ALLOWED = "Tidak diizinkan. Perubahan ini tidak disimpan."
-SESSION_CHANGED = ("Sesi Anda berubah (masuk atau keluar di tab lain). Muat ulang halaman lalu coba lagi; "
-                   "perubahan ini belum disimpan.")
+SESSION_CHANGED = (
+    "Sesi Anda berubah (masuk atau keluar di tab lain). Muat ulang halaman lalu coba lagi; "
+    "perubahan ini belum disimpan."
+)
 
 
 def _is_htmx(request: HttpRequest) -> bool:

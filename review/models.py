@@ -10,19 +10,19 @@ class ApiToken(models.Model):
     """A bearer token for scripts, issued per user. Only its SHA-256 is kept;
     the token itself is shown once, when it is issued (``review.tokens``)."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name="pengguna",
-                             on_delete=models.CASCADE, related_name="api_tokens")
-    name = models.CharField(verbose_name="nama", max_length=100,
-                            help_text="Untuk apa token ini, mis. 'skrip evaluasi'")
-    prefix = models.CharField(verbose_name="awalan", max_length=12, editable=False,
-                              help_text="Awal token, untuk mengenalinya")
-    digest = models.CharField(verbose_name="digest SHA-256", max_length=64, unique=True,
-                              editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name="pengguna", on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(verbose_name="nama", max_length=100, help_text="Untuk apa token ini, mis. 'skrip evaluasi'")
+    prefix = models.CharField(
+        verbose_name="awalan", max_length=12, editable=False, help_text="Awal token, untuk mengenalinya"
+    )
+    digest = models.CharField(verbose_name="digest SHA-256", max_length=64, unique=True, editable=False)
     created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
-    last_used_at = models.DateTimeField(verbose_name="terakhir dipakai", null=True, blank=True,
-                                        editable=False)
-    revoked = models.BooleanField(verbose_name="dicabut", default=False,
-                                  help_text="Token yang dicabut tidak lagi diterima")
+    last_used_at = models.DateTimeField(verbose_name="terakhir dipakai", null=True, blank=True, editable=False)
+    revoked = models.BooleanField(
+        verbose_name="dicabut", default=False, help_text="Token yang dicabut tidak lagi diterima"
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -45,17 +45,20 @@ class Question(models.Model):
     ``stage`` show the editor where the answer pipeline is."""
 
     text = models.TextField(verbose_name="teks")
-    asked_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name="penanya", null=True,
-                                 on_delete=models.SET_NULL, related_name="questions")
+    asked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name="penanya", null=True, on_delete=models.SET_NULL, related_name="questions"
+    )
     asked_at = models.DateTimeField(verbose_name="ditanyakan", auto_now_add=True)
-    as_of = models.DateField(verbose_name="per tanggal", null=True, blank=True,
-                             help_text="Jawab menurut arsip pada tanggal ini")
-    category = models.CharField(verbose_name="kategori", max_length=50, blank=True,
-                                help_text="Kategori untuk dasbor waktu pencarian")
-    state = models.CharField(verbose_name="keadaan", max_length=10, choices=QuestionState.choices,
-                             default=QuestionState.DONE)
-    stage = models.CharField(verbose_name="tahap", max_length=20, blank=True,
-                             help_text="Tahap yang sedang berjalan")
+    as_of = models.DateField(
+        verbose_name="per tanggal", null=True, blank=True, help_text="Jawab menurut arsip pada tanggal ini"
+    )
+    category = models.CharField(
+        verbose_name="kategori", max_length=50, blank=True, help_text="Kategori untuk dasbor waktu pencarian"
+    )
+    state = models.CharField(
+        verbose_name="keadaan", max_length=10, choices=QuestionState.choices, default=QuestionState.DONE
+    )
+    stage = models.CharField(verbose_name="tahap", max_length=20, blank=True, help_text="Tahap yang sedang berjalan")
     error = models.TextField(verbose_name="galat", blank=True)
 
     class Meta:
@@ -80,18 +83,18 @@ class AnswerStatus(models.TextChoices):
 class Answer(models.Model):
     """One drafted answer with everything needed to reproduce and audit it."""
 
-    question = models.ForeignKey(Question, verbose_name="pertanyaan", on_delete=models.CASCADE,
-                                 related_name="answers")
+    question = models.ForeignKey(Question, verbose_name="pertanyaan", on_delete=models.CASCADE, related_name="answers")
     status = models.CharField(verbose_name="status", max_length=30, choices=AnswerStatus.choices)
     generator = models.CharField(verbose_name="generator", max_length=50)
-    retrieval = models.JSONField(verbose_name="pengaturan pencarian", default=dict,
-                                 help_text="Pengaturan pencarian yang dipakai")
+    retrieval = models.JSONField(
+        verbose_name="pengaturan pencarian", default=dict, help_text="Pengaturan pencarian yang dipakai"
+    )
     timings_ms = models.JSONField(verbose_name="waktu (ms)", default=dict)
     degraded = models.JSONField(verbose_name="degradasi", default=list)
-    contract = models.JSONField(verbose_name="kontrak", default=dict,
-                                help_text="Kontrak jawaban lengkap saat dibuat")
-    raw_output = models.TextField(verbose_name="keluaran mentah", blank=True,
-                                  help_text="Keluaran mentah generator LLM (hanya admin)")
+    contract = models.JSONField(verbose_name="kontrak", default=dict, help_text="Kontrak jawaban lengkap saat dibuat")
+    raw_output = models.TextField(
+        verbose_name="keluaran mentah", blank=True, help_text="Keluaran mentah generator LLM (hanya admin)"
+    )
     created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
 
     class Meta:
@@ -110,17 +113,23 @@ class ClaimReview(models.TextChoices):
 
 
 class Claim(models.Model):
-    answer = models.ForeignKey(Answer, verbose_name="jawaban", on_delete=models.CASCADE,
-                               related_name="claims")
+    answer = models.ForeignKey(Answer, verbose_name="jawaban", on_delete=models.CASCADE, related_name="claims")
     position = models.PositiveIntegerField(verbose_name="posisi")
     text = models.TextField(verbose_name="teks")
-    flags = models.JSONField(verbose_name="tanda", default=list,
-                             help_text="Temuan validasi, mis. weak_support, conflict")
-    review_status = models.CharField(verbose_name="status tinjauan", max_length=20,
-                                     choices=ClaimReview.choices, default=ClaimReview.PENDING)
-    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name="peninjau", null=True,
-                                 blank=True, on_delete=models.SET_NULL,
-                                 related_name="reviewed_claims")
+    flags = models.JSONField(
+        verbose_name="tanda", default=list, help_text="Temuan validasi, mis. weak_support, conflict"
+    )
+    review_status = models.CharField(
+        verbose_name="status tinjauan", max_length=20, choices=ClaimReview.choices, default=ClaimReview.PENDING
+    )
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="peninjau",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="reviewed_claims",
+    )
     review_note = models.TextField(verbose_name="catatan tinjauan", blank=True)
     reviewed_at = models.DateTimeField(verbose_name="ditinjau", null=True, blank=True)
 
@@ -141,17 +150,20 @@ class ClaimEvidence(models.Model):
     """A chunk a claim cites. The evidence id is kept as text too: a chunk
     row may be replaced by re-indexing, the citation must not change."""
 
-    claim = models.ForeignKey(Claim, verbose_name="klaim", on_delete=models.CASCADE,
-                              related_name="evidence")
+    claim = models.ForeignKey(Claim, verbose_name="klaim", on_delete=models.CASCADE, related_name="evidence")
     evidence_id = models.CharField(verbose_name="ID bukti", max_length=100)
-    document = models.ForeignKey("retrieval.Document", verbose_name="dokumen", null=True,
-                                 on_delete=models.SET_NULL, related_name="+")
-    revision = models.ForeignKey("retrieval.Revision", verbose_name="revisi", null=True,
-                                 on_delete=models.SET_NULL, related_name="+")
-    chunk = models.ForeignKey("retrieval.Chunk", verbose_name="potongan", null=True,
-                              on_delete=models.SET_NULL, related_name="+")
-    rank = models.PositiveIntegerField(verbose_name="peringkat",
-                                       help_text="Urutan dalam konteks yang dikirim ke generator")
+    document = models.ForeignKey(
+        "retrieval.Document", verbose_name="dokumen", null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    revision = models.ForeignKey(
+        "retrieval.Revision", verbose_name="revisi", null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    chunk = models.ForeignKey(
+        "retrieval.Chunk", verbose_name="potongan", null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    rank = models.PositiveIntegerField(
+        verbose_name="peringkat", help_text="Urutan dalam konteks yang dikirim ke generator"
+    )
     semantic_score = models.FloatField(verbose_name="skor semantik", null=True)
     rrf_score = models.FloatField(verbose_name="skor RRF", null=True)
     rerank_score = models.FloatField(verbose_name="skor rerank", null=True)
@@ -173,23 +185,23 @@ class EvidenceLookup(models.Model):
     opening the evidence (or, if never opened, the answer being shown) to the
     decision."""
 
-    editor = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name="editor",
-                               on_delete=models.CASCADE, related_name="lookups")
-    claim = models.ForeignKey(Claim, verbose_name="klaim", on_delete=models.CASCADE,
-                              related_name="lookups")
+    editor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name="editor", on_delete=models.CASCADE, related_name="lookups"
+    )
+    claim = models.ForeignKey(Claim, verbose_name="klaim", on_delete=models.CASCADE, related_name="lookups")
     shown_at = models.DateTimeField(verbose_name="ditampilkan")
     opened_at = models.DateTimeField(verbose_name="dibuka", null=True, blank=True)
     decided_at = models.DateTimeField(verbose_name="diputuskan", null=True, blank=True)
     duration_ms = models.PositiveIntegerField(verbose_name="durasi (ms)", null=True, blank=True)
-    outcome = models.CharField(verbose_name="hasil", max_length=20, choices=ClaimReview.choices,
-                               blank=True)
+    outcome = models.CharField(verbose_name="hasil", max_length=20, choices=ClaimReview.choices, blank=True)
 
     class Meta:
         ordering = ["-shown_at"]
         constraints = [
             # One open lookup per editor and claim; decided ones stay as history.
-            models.UniqueConstraint(fields=["editor", "claim"], condition=models.Q(decided_at__isnull=True),
-                                    name="lookup_one_open"),
+            models.UniqueConstraint(
+                fields=["editor", "claim"], condition=models.Q(decided_at__isnull=True), name="lookup_one_open"
+            ),
         ]
         verbose_name = "waktu pencarian bukti"
         verbose_name_plural = "waktu pencarian bukti"
@@ -199,6 +211,7 @@ class EvidenceLookup(models.Model):
 
 
 # --- evaluation ------------------------------------------------------------------------
+
 
 class EvalCategory(models.TextChoices):
     EXACT_IDENTIFIER = "exact_identifier", "identifikasi persis"
@@ -225,9 +238,13 @@ class EvalSet(models.Model):
 
     name = models.SlugField(verbose_name="nama", max_length=100, unique=True)
     description = models.TextField(verbose_name="deskripsi", blank=True)
-    collection = models.CharField(verbose_name="koleksi", max_length=100, default="editorial",
-                                  help_text="Koleksi yang ditanyai: arsip redaksi, atau dataset publik yang dimuat "
-                                            "terpisah (eval_import --squad)")
+    collection = models.CharField(
+        verbose_name="koleksi",
+        max_length=100,
+        default="editorial",
+        help_text="Koleksi yang ditanyai: arsip redaksi, atau dataset publik yang dimuat "
+        "terpisah (eval_import --squad)",
+    )
     created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
 
     class Meta:
@@ -243,27 +260,43 @@ class EvalCase(models.Model):
     """One question: who asks it (permissions matter), as of when, which
     document revisions (or chunks) answer it, and the status expected."""
 
-    eval_set = models.ForeignKey(EvalSet, verbose_name="set evaluasi", on_delete=models.CASCADE,
-                                 related_name="cases")
+    eval_set = models.ForeignKey(EvalSet, verbose_name="set evaluasi", on_delete=models.CASCADE, related_name="cases")
     case_id = models.CharField(verbose_name="ID kasus", max_length=50)
     question = models.TextField(verbose_name="pertanyaan")
-    category = models.CharField(verbose_name="kategori", max_length=40,
-                                choices=EvalCategory.choices, default=EvalCategory.OTHER)
-    username = models.CharField(verbose_name="nama pengguna", max_length=150, blank=True,
-                                help_text="Penanya; kosong = pembaca anonim")
+    category = models.CharField(
+        verbose_name="kategori", max_length=40, choices=EvalCategory.choices, default=EvalCategory.OTHER
+    )
+    username = models.CharField(
+        verbose_name="nama pengguna", max_length=150, blank=True, help_text="Penanya; kosong = pembaca anonim"
+    )
     as_of = models.DateField(verbose_name="per tanggal", null=True, blank=True)
-    gold = models.JSONField(verbose_name="bukti acuan", default=list,
-                            help_text='[{"document": "D13", "revision": 3}] atau [{"chunk": "D13:r3:p1"}]')
-    expected_status = models.CharField(verbose_name="status yang diharapkan", max_length=30,
-                                       choices=AnswerStatus.choices)
-    answers = models.JSONField(verbose_name="kunci jawaban", default=list, blank=True,
-                               help_text='Kunci jawaban: teks yang harus dimuat klaim yang benar, mis. ["30 jam"]')
-    conflict = models.BooleanField(verbose_name="konflik", default=False,
-                                   help_text="Sumber yang bertentangan harus terdeteksi")
+    gold = models.JSONField(
+        verbose_name="bukti acuan",
+        default=list,
+        help_text='[{"document": "D13", "revision": 3}] atau [{"chunk": "D13:r3:p1"}]',
+    )
+    expected_status = models.CharField(
+        verbose_name="status yang diharapkan", max_length=30, choices=AnswerStatus.choices
+    )
+    answers = models.JSONField(
+        verbose_name="kunci jawaban",
+        default=list,
+        blank=True,
+        help_text='Kunci jawaban: teks yang harus dimuat klaim yang benar, mis. ["30 jam"]',
+    )
+    conflict = models.BooleanField(
+        verbose_name="konflik", default=False, help_text="Sumber yang bertentangan harus terdeteksi"
+    )
     note = models.TextField(verbose_name="catatan", blank=True)
-    source_claim = models.ForeignKey(Claim, verbose_name="klaim asal", null=True, blank=True,
-                                     on_delete=models.SET_NULL, related_name="eval_cases",
-                                     help_text="Klaim tinjauan asal kasus regresi")
+    source_claim = models.ForeignKey(
+        Claim,
+        verbose_name="klaim asal",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="eval_cases",
+        help_text="Klaim tinjauan asal kasus regresi",
+    )
 
     class Meta:
         ordering = ["eval_set", "case_id"]
@@ -278,16 +311,20 @@ class EvalCase(models.Model):
 class EvalRun(models.Model):
     """One evaluation run with everything needed to reproduce it."""
 
-    kind = models.CharField(verbose_name="jenis", max_length=20,
-                            choices=[("retrieval", "pencarian"), ("answers", "jawaban")])
+    kind = models.CharField(
+        verbose_name="jenis", max_length=20, choices=[("retrieval", "pencarian"), ("answers", "jawaban")]
+    )
     label = models.CharField(verbose_name="label", max_length=200, blank=True)
-    eval_set = models.ForeignKey(EvalSet, verbose_name="set evaluasi", null=True, blank=True,
-                                 on_delete=models.SET_NULL, related_name="runs")
-    dataset = models.CharField(verbose_name="dataset", max_length=300, blank=True,
-                               help_text="Direktori BEIR, bila bukan set evaluasi")
+    eval_set = models.ForeignKey(
+        EvalSet, verbose_name="set evaluasi", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
+    dataset = models.CharField(
+        verbose_name="dataset", max_length=300, blank=True, help_text="Direktori BEIR, bila bukan set evaluasi"
+    )
     config = models.JSONField(verbose_name="konfigurasi", default=dict)
-    metrics = models.JSONField(verbose_name="metrik", default=dict,
-                               help_text="{mode: {measure: nilai}} dan per kategori")
+    metrics = models.JSONField(
+        verbose_name="metrik", default=dict, help_text="{mode: {measure: nilai}} dan per kategori"
+    )
     created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
 
     class Meta:
@@ -303,8 +340,7 @@ class EvalResult(models.Model):
     """One query of a run in one mode: its ranked candidates and measures,
     so two runs can be compared query by query."""
 
-    run = models.ForeignKey(EvalRun, verbose_name="run", on_delete=models.CASCADE,
-                            related_name="results")
+    run = models.ForeignKey(EvalRun, verbose_name="run", on_delete=models.CASCADE, related_name="results")
     case_id = models.CharField(verbose_name="ID kasus", max_length=100)
     mode = models.CharField(verbose_name="mode", max_length=30)
     category = models.CharField(verbose_name="kategori", max_length=40, blank=True)
@@ -317,3 +353,6 @@ class EvalResult(models.Model):
         indexes = [models.Index(fields=["run", "mode"], name="eval_result_run_mode")]
         verbose_name = "hasil evaluasi"
         verbose_name_plural = "hasil evaluasi"
+
+    def __str__(self) -> str:
+        return f"hasil run {self.run_id}, kasus {self.case_id}, mode {self.mode}"

@@ -53,11 +53,18 @@ class Report:
 
 # The answers table's measures, as the editor reads them.
 MEASURE_LABELS = {
-    "decision_accuracy": "akurasi keputusan", "answer_in_claims": "jawaban di klaim",
-    "wrong_refusal_rate": "salah menolak", "refusal_rate_unanswerable": "menolak yang tak terjawab",
-    "answered_unanswerable": "menjawab yang tak terjawab", "confident_wrong_rate": "yakin tetapi salah",
-    "status_accuracy": "akurasi status", "conflict_precision": "presisi konflik", "conflict_recall": "recall konflik",
-    "citation_validity": "kutipan sah", "claim_support_rate": "klaim didukung", "gold_cited_rate": "bukti emas dikutip",
+    "decision_accuracy": "akurasi keputusan",
+    "answer_in_claims": "jawaban di klaim",
+    "wrong_refusal_rate": "salah menolak",
+    "refusal_rate_unanswerable": "menolak yang tak terjawab",
+    "answered_unanswerable": "menjawab yang tak terjawab",
+    "confident_wrong_rate": "yakin tetapi salah",
+    "status_accuracy": "akurasi status",
+    "conflict_precision": "presisi konflik",
+    "conflict_recall": "recall konflik",
+    "citation_validity": "kutipan sah",
+    "claim_support_rate": "klaim didukung",
+    "gold_cited_rate": "bukti emas dikutip",
 }
 BY_LABELS = {"editor": "editor", "category": "kategori"}
 NO_DATA = "(belum ada data)"
@@ -96,16 +103,20 @@ def _latest_retrieval_runs() -> list[EvalRun]:
 
 
 def _retrieval_section(runs: list[EvalRun]) -> Section:
-    section = Section("Mutu pencarian per mode",
-                      "Kasus dan k yang sama untuk tiap mode; ukuran dari ir-measures. Run terbaru per sumber.")
+    section = Section(
+        "Mutu pencarian per mode",
+        "Kasus dan k yang sama untuk tiap mode; ukuran dari ir-measures. Run terbaru per sumber.",
+    )
     names = [str(m) for m in MEASURES]
     rows = []
     for run in runs:
         for mode, values in run.metrics.items():
             if "all" in values:
-                rows.append([_source(run), f"#{run.pk}", mode, str(values["queries"])]
-                            + [_num(values['all'][n], 4) for n in names]
-                            + [_num(values['latency_ms']['p50'], 0), _num(values['latency_ms']['p95'], 0)])
+                rows.append(
+                    [_source(run), f"#{run.pk}", mode, str(values["queries"])]
+                    + [_num(values["all"][n], 4) for n in names]
+                    + [_num(values["latency_ms"]["p50"], 0), _num(values["latency_ms"]["p95"], 0)]
+                )
     section.tables.append(Table(["sumber", "run", "mode", "kueri", *names, "p50 ms", "p95 ms"], rows))
     if rows:
         fig, ax = plt.subplots(figsize=(8, 3.6))
@@ -130,10 +141,12 @@ def _retrieval_section(runs: list[EvalRun]) -> Section:
         width = 0.8 / max(len(modes), 1)
         for i, mode in enumerate(modes):
             values = [run.metrics[mode]["by_category"].get(c, {}).get("nDCG@10", 0) for c in categories]
-            ax.bar([x + i * width for x in range(len(categories))], values, width, label=mode,
-                   color=MODE_COLORS[mode])
-        ax.set_xticks([x + width * (len(modes) - 1) / 2 for x in range(len(categories))],
-                      [c.replace("_", "\n") for c in categories], fontsize=8)
+            ax.bar([x + i * width for x in range(len(categories))], values, width, label=mode, color=MODE_COLORS[mode])
+        ax.set_xticks(
+            [x + width * (len(modes) - 1) / 2 for x in range(len(categories))],
+            [c.replace("_", "\n") for c in categories],
+            fontsize=8,
+        )
         ax.set_ylim(0, 1)
         ax.set_ylabel("nDCG@10")
         ax.legend(ncol=len(modes), fontsize=8, loc="lower right")
@@ -150,9 +163,20 @@ def _latency_section(answers: QuerySet[Answer]) -> Section:
             if stage in (answer_timings or {}):
                 timings[stage].append(float(answer_timings[stage]))
     present = [s for s in STAGES if timings[s]]
-    section.tables.append(Table(["tahap", "jawaban", "p50 ms", "p95 ms"], [
-        [label(s), str(len(timings[s])), _num(statistics.median(timings[s]), 0),
-         _num(sorted(timings[s])[min(len(timings[s]) - 1, int(0.95 * len(timings[s])))], 0)] for s in present]))
+    section.tables.append(
+        Table(
+            ["tahap", "jawaban", "p50 ms", "p95 ms"],
+            [
+                [
+                    label(s),
+                    str(len(timings[s])),
+                    _num(statistics.median(timings[s]), 0),
+                    _num(sorted(timings[s])[min(len(timings[s]) - 1, int(0.95 * len(timings[s])))], 0),
+                ]
+                for s in present
+            ],
+        )
+    )
     if present:
         fig, ax = plt.subplots(figsize=(8, 3.2))
         ax.barh([label(s) for s in present], [statistics.median(timings[s]) for s in present], color="#1f5fbf")
@@ -166,13 +190,27 @@ def _latency_section(answers: QuerySet[Answer]) -> Section:
 
 
 def _lookup_section(claims: QuerySet[Claim]) -> Section:
-    section = Section("Waktu mencari bukti", "Dari membuka bukti klaim (atau melihat jawaban) sampai keputusan "
-                                               "editor, dalam detik.")
+    section = Section(
+        "Waktu mencari bukti", "Dari membuka bukti klaim (atau melihat jawaban) sampai keputusan editor, dalam detik."
+    )
     for by in ("editor", "category"):
         stats = lookup_stats(by, claims=claims)
-        section.tables.append(Table([BY_LABELS[by], "keputusan", "median s", "p90 s", "didukung", "perlu ditinjau"],
-                                    [[s.label, str(s.count), _num(s.median_s, 1), _num(s.p90_s, 1), str(s.supported),
-                                      str(s.needs_review)] for s in stats]))
+        section.tables.append(
+            Table(
+                [BY_LABELS[by], "keputusan", "median s", "p90 s", "didukung", "perlu ditinjau"],
+                [
+                    [
+                        s.label,
+                        str(s.count),
+                        _num(s.median_s, 1),
+                        _num(s.p90_s, 1),
+                        str(s.supported),
+                        str(s.needs_review),
+                    ]
+                    for s in stats
+                ],
+            )
+        )
         if stats:
             fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(stats)))
             labels = [s.label for s in stats]
@@ -202,29 +240,46 @@ def _comparison_section() -> Section:
             better = sum(d.delta > 0 for d in deltas)
             worse = sum(d.delta < 0 for d in deltas)
             mean = sum(d.delta for d in deltas) / max(len(deltas), 1)
-            rows.append([source, f"#{older.pk} → #{newer.pk}", mode, str(len(deltas)), str(better), str(worse),
-                         f"{mean:+.4f}"])
+            rows.append(
+                [source, f"#{older.pk} → #{newer.pk}", mode, str(len(deltas)), str(better), str(worse), f"{mean:+.4f}"]
+            )
             if mode == "hybrid" and deltas:
                 fig, ax = plt.subplots(figsize=(4, 4))
-                ax.scatter([d.before for d in deltas], [d.after for d in deltas], s=14, color="#1f5fbf", alpha=.7)
+                ax.scatter([d.before for d in deltas], [d.after for d in deltas], s=14, color="#1f5fbf", alpha=0.7)
                 ax.plot([0, 1], [0, 1], color="#999", linewidth=1)
                 ax.set_xlabel(f"run #{older.pk} nDCG@10")
                 ax.set_ylabel(f"run #{newer.pk} nDCG@10")
                 ax.set_title(f"{source}, hibrida, per kueri")
                 section.figures.append((f"compare_{source}", _png(fig)))
-    section.tables.append(Table(["sumber", "run", "mode", "kueri", "lebih baik", "lebih buruk", "rerata Δ nDCG@10"], rows))
+    section.tables.append(
+        Table(["sumber", "run", "mode", "kueri", "lebih baik", "lebih buruk", "rerata Δ nDCG@10"], rows)
+    )
     if not rows:
         section.text += " Belum ada sumber dengan dua run."
     return section
 
 
 def _answers_section() -> Section:
-    section = Section("Evaluasi jawaban", "Run eval_answers terbaru per set, semua generator run itu berdampingan "
-                      "(sentence: generator sebelum penilai; cosine: unit terdekat, tak pernah menolak; "
-                      "extractive: mesin berpenilai).")
-    keys = ("decision_accuracy", "answer_in_claims", "wrong_refusal_rate", "refusal_rate_unanswerable",
-            "answered_unanswerable", "confident_wrong_rate", "status_accuracy", "conflict_precision",
-            "conflict_recall", "citation_validity", "claim_support_rate", "gold_cited_rate")
+    section = Section(
+        "Evaluasi jawaban",
+        "Run eval_answers terbaru per set, semua generator run itu berdampingan "
+        "(sentence: generator sebelum penilai; cosine: unit terdekat, tak pernah menolak; "
+        "extractive: mesin berpenilai).",
+    )
+    keys = (
+        "decision_accuracy",
+        "answer_in_claims",
+        "wrong_refusal_rate",
+        "refusal_rate_unanswerable",
+        "answered_unanswerable",
+        "confident_wrong_rate",
+        "status_accuracy",
+        "conflict_precision",
+        "conflict_recall",
+        "citation_validity",
+        "claim_support_rate",
+        "gold_cited_rate",
+    )
     seen, rows = set(), []
     for run in EvalRun.objects.filter(kind="answers").select_related("eval_set").order_by("-created_at")[:50]:
         if _source(run) in seen:
@@ -233,8 +288,10 @@ def _answers_section() -> Section:
         # Runs before the side-by-side evaluation hold one generator's metrics at the top level.
         by_generator = run.metrics if "cases" not in run.metrics else {run.config.get("generator", "?"): run.metrics}
         for generator, metrics in by_generator.items():
-            rows.append([_source(run), f"#{run.pk}", generator, str(metrics.get("cases"))]
-                        + ["—" if metrics.get(k) is None else _num(metrics[k], 3) for k in keys])
+            rows.append(
+                [_source(run), f"#{run.pk}", generator, str(metrics.get("cases"))]
+                + ["—" if metrics.get(k) is None else _num(metrics[k], 3) for k in keys]
+            )
     section.tables.append(Table(["set", "run", "generator", "kasus", *(MEASURE_LABELS[k] for k in keys)], rows))
     return section
 
@@ -246,14 +303,24 @@ def _chunking_section() -> Section | None:
         latest.setdefault(run.label, run)
     if not latest:
         return None
-    section = Section("Eksperimen pemotongan", "Pertanyaan yang sama pada dokumen yang sama, dipotong dengan "
-                                              "pengaturan berbeda, tiap pengaturan koleksinya sendiri (hibrida).")
+    section = Section(
+        "Eksperimen pemotongan",
+        "Pertanyaan yang sama pada dokumen yang sama, dipotong dengan "
+        "pengaturan berbeda, tiap pengaturan koleksinya sendiri (hibrida).",
+    )
     rows = []
-    for label, run in sorted(latest.items()):
+    for name, run in sorted(latest.items()):
         values = run.metrics.get("hybrid", {}).get("all", {})
-        rows.append([label.removeprefix("chunking:"), f"#{run.pk}", str(run.config["index"]["active_chunks"]),
-                     _num(values.get('nDCG@10', 0), 4), _num(values.get('R@10', 0), 4),
-                     _num(values.get('RR@10', 0), 4)])
+        rows.append(
+            [
+                name.removeprefix("chunking:"),
+                f"#{run.pk}",
+                str(run.config["index"]["active_chunks"]),
+                _num(values.get("nDCG@10", 0), 4),
+                _num(values.get("R@10", 0), 4),
+                _num(values.get("RR@10", 0), 4),
+            ]
+        )
     section.tables.append(Table(["pengaturan", "run", "potongan", "nDCG@10", "R@10", "MRR@10"], rows))
     fig, ax = plt.subplots(figsize=(7, 3))
     ax.bar([r[0] for r in rows], [float(r[3]) for r in rows], color="#1f5fbf")
@@ -305,8 +372,7 @@ def report_html(report: Report, *, inline: bool, image_dir: str = "") -> str:
         parts.append(f"<h2>{html.escape(section.title)}</h2><p>{html.escape(section.text)}</p>")
         parts += [_html_table(t) for t in section.tables]
         for name, png in section.figures:
-            src = (f"data:image/png;base64,{base64.b64encode(png).decode()}" if inline
-                   else f"{image_dir}{name}.png")
+            src = f"data:image/png;base64,{base64.b64encode(png).decode()}" if inline else f"{image_dir}{name}.png"
             parts.append(f"<figure><img src='{src}' alt='{html.escape(name)}' style='max-width:100%'></figure>")
     return "\n".join(parts)
 
@@ -324,9 +390,11 @@ def write_report(report: Report, directory: Path) -> list[Path]:
             written.append(path)
             md.append(f"![{name}]({name}.png)\n")
     (directory / "report.md").write_text("\n".join(md), encoding="utf-8")
-    page = ("<!doctype html><html lang='id'><meta charset='utf-8'><title>Laporan evaluasi Nalarku</title>"
-            "<style>body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem}"
-            "table{border-collapse:collapse;margin:.6rem 0}td,th{border-bottom:1px solid #ddd;padding:.3rem .5rem;"
-            "text-align:left}</style><h1>Laporan evaluasi Nalarku</h1>" + report_html(report, inline=False))
+    page = (
+        "<!doctype html><html lang='id'><meta charset='utf-8'><title>Laporan evaluasi Nalarku</title>"
+        "<style>body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem}"
+        "table{border-collapse:collapse;margin:.6rem 0}td,th{border-bottom:1px solid #ddd;padding:.3rem .5rem;"
+        "text-align:left}</style><h1>Laporan evaluasi Nalarku</h1>" + report_html(report, inline=False)
+    )
     (directory / "report.html").write_text(page, encoding="utf-8")
     return [directory / "report.md", directory / "report.html", *written]

@@ -61,8 +61,9 @@ def lookups_start(*, answer: Answer, editor: AbstractBaseUser, claims: list[Clai
         if claim.review_status == ClaimReview.PENDING:
             try:
                 with transaction.atomic():
-                    EvidenceLookup.objects.get_or_create(editor=editor, claim=claim, decided_at=None,
-                                                         defaults={"shown_at": now})
+                    EvidenceLookup.objects.get_or_create(
+                        editor=editor, claim=claim, decided_at=None, defaults={"shown_at": now}
+                    )
             except IntegrityError:  # a concurrent request opened it first
                 pass
 
@@ -70,8 +71,9 @@ def lookups_start(*, answer: Answer, editor: AbstractBaseUser, claims: list[Clai
 def lookup_open(*, claim: Claim, editor: AbstractBaseUser) -> None:
     """The editor opened the claim's evidence: the clock starts here, once."""
     now = timezone.now()
-    lookup, _ = EvidenceLookup.objects.get_or_create(editor=editor, claim=claim, decided_at=None,
-                                                     defaults={"shown_at": now})
+    lookup, _ = EvidenceLookup.objects.get_or_create(
+        editor=editor, claim=claim, decided_at=None, defaults={"shown_at": now}
+    )
     if lookup.opened_at is None:
         EvidenceLookup.objects.filter(pk=lookup.pk, opened_at=None).update(opened_at=now)
 
@@ -83,7 +85,9 @@ def claim_review(*, claim: Claim, reviewer: AbstractBaseUser, status: str, note:
     if status not in (ClaimReview.SUPPORTED, ClaimReview.NEEDS_REVIEW):
         raise ValueError("Pilih 'didukung' atau 'perlu ditinjau'.")
     if len(note) > NOTE_LIMIT:
-        raise ValueError(f"Catatan paling banyak {NOTE_LIMIT} karakter (terkirim {len(note)}); tidak ada yang disimpan.")
+        raise ValueError(
+            f"Catatan paling banyak {NOTE_LIMIT} karakter (terkirim {len(note)}); tidak ada yang disimpan."
+        )
     now = timezone.now()
     claim = Claim.objects.select_for_update().get(pk=claim.pk)
     claim.review_status, claim.review_note, claim.reviewer, claim.reviewed_at = status, note.strip(), reviewer, now
@@ -107,7 +111,9 @@ def claim_note_save(*, claim: Claim, editor: AbstractBaseUser, note: str) -> Cla
     reviewer and the open lookup stay as they were. This is what Enter in
     the note field does, so a note can never turn into a decision."""
     if len(note) > NOTE_LIMIT:
-        raise ValueError(f"Catatan paling banyak {NOTE_LIMIT} karakter (terkirim {len(note)}); tidak ada yang disimpan.")
+        raise ValueError(
+            f"Catatan paling banyak {NOTE_LIMIT} karakter (terkirim {len(note)}); tidak ada yang disimpan."
+        )
     claim = Claim.objects.select_for_update().get(pk=claim.pk)
     claim.review_note = note.strip()
     claim.save(update_fields=["review_note"])

@@ -133,9 +133,11 @@ class LoginAttempts(AxesDatabaseHandler):
             per_pair = attempts.values(per).annotate(failures=Least(Sum("failures_since_start"), Value(limit)))
             return per_pair.aggregate(total=Sum("failures", default=0))["total"]
 
-        counts = {"pair": capped(recent.filter(username=username, ip_address=address), "username"),
-                  "address": capped(recent.filter(ip_address=address), "username"),
-                  "account": capped(recent.filter(username=username), "ip_address")}
+        counts = {
+            "pair": capped(recent.filter(username=username, ip_address=address), "username"),
+            "address": capped(recent.filter(ip_address=address), "username"),
+            "account": capped(recent.filter(username=username), "ip_address"),
+        }
         pair_left = limit - counts["pair"]
         address_left = settings.NALARKU_LOGIN_ADDRESS_LIMIT - counts["address"]
         remaining, scope = (pair_left, "pair") if pair_left <= address_left else (address_left, "address")
@@ -147,8 +149,9 @@ class LoginAttempts(AxesDatabaseHandler):
 
     def reset_user_attempts(self, request: HttpRequest, credentials: dict | None = None) -> int:
         """After a successful login: the pair's failures only (see the class docstring)."""
-        count, _ = AccessAttempt.objects.filter(username=get_client_username(request, credentials),
-                                                ip_address=request.axes_ip_address).delete()
+        count, _ = AccessAttempt.objects.filter(
+            username=get_client_username(request, credentials), ip_address=request.axes_ip_address
+        ).delete()
         return count
 
     @staticmethod
@@ -161,8 +164,9 @@ class LoginAttempts(AxesDatabaseHandler):
         return AccessLog.objects.filter(username=username, ip_address=address, attempt_time__gte=since).exists()
 
 
-def login_lockout_response(request: HttpRequest, original_response: HttpResponse | None = None,
-                           credentials: dict | None = None) -> HttpResponse:
+def login_lockout_response(
+    request: HttpRequest, original_response: HttpResponse | None = None, credentials: dict | None = None
+) -> HttpResponse:
     """The Indonesian lockout page (``AXES_LOCKOUT_CALLABLE``), 429 with
     ``Retry-After``. The attempt that got here was itself recorded as a
     failure and restarted the cool-off (``AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT``),
@@ -170,15 +174,22 @@ def login_lockout_response(request: HttpRequest, original_response: HttpResponse
     cool_off = get_cool_off(request) or timedelta(0)
     seconds = max(1, math.ceil(cool_off.total_seconds()))
     standing = getattr(request, "nalarku_login", None)
-    response = render(request, "registration/locked_out.html",
-                      {"minutes": math.ceil(seconds / 60), "until": timezone.localtime() + cool_off,
-                       "scope": standing.scope if standing else "pair"},
-                      status=429)
+    response = render(
+        request,
+        "registration/locked_out.html",
+        {
+            "minutes": math.ceil(seconds / 60),
+            "until": timezone.localtime() + cool_off,
+            "scope": standing.scope if standing else "pair",
+        },
+        status=429,
+    )
     response["Retry-After"] = str(seconds)
     return response
 
 
 # --- Bearer tokens -------------------------------------------------------------------
+
 
 class BearerLocked(Exception):
     """Too many wrong tokens from this address; ``retry_after`` in seconds."""

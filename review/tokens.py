@@ -26,8 +26,11 @@ def token_issue(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
 
 def user_for_token(plain: str) -> AbstractBaseUser | None:
     """The active user a valid, unrevoked token belongs to, else None."""
-    token = (ApiToken.objects.select_related("user")
-             .filter(digest=_digest(plain.strip()), revoked=False, user__is_active=True).first())
+    token = (
+        ApiToken.objects.select_related("user")
+        .filter(digest=_digest(plain.strip()), revoked=False, user__is_active=True)
+        .first()
+    )
     if token is None:
         return None
     ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())

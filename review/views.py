@@ -44,16 +44,22 @@ from .reviewing import (
 )
 from .search_floor import best_similarity, matched_well
 
-STAGES = [("search", "Mencari bukti (leksikal + semantik)"), ("generate", "Menyusun klaim dari bukti"),
-          ("validate", "Memeriksa kutipan, kesegaran dan konflik"), ("persist", "Menyimpan jawaban")]
+STAGES = [
+    ("search", "Mencari bukti (leksikal + semantik)"),
+    ("generate", "Menyusun klaim dari bukti"),
+    ("validate", "Memeriksa kutipan, kesegaran dan konflik"),
+    ("persist", "Menyimpan jawaban"),
+]
 
 
 class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-NOT_A_REVIEWER = ("Ini untuk peninjau: menilai klaim, catatan, antrean dan waktu tinjauan memerlukan hak "
-                  "peninjau dari admin. Jawaban yang boleh Anda lihat tetap dapat Anda baca.")
+NOT_A_REVIEWER = (
+    "Ini untuk peninjau: menilai klaim, catatan, antrean dan waktu tinjauan memerlukan hak "
+    "peninjau dari admin. Jawaban yang boleh Anda lihat tetap dapat Anda baca."
+)
 
 
 def _claim_error(request: HtmxHttpRequest, pk: int, message: str, status: int) -> HttpResponse:
@@ -73,12 +79,12 @@ def _require_reviewer(request: HttpRequest) -> None:
 
 # --- asking ---------------------------------------------------------------------
 
+
 @require_GET
 @login_required
 def home(request: HtmxHttpRequest) -> HttpResponse:
     """The ask form, with the reader's recent questions."""
-    recent = (Question.objects.filter(asked_by=request.user).prefetch_related("answers")
-              .order_by("-asked_at")[:8])
+    recent = Question.objects.filter(asked_by=request.user).prefetch_related("answers").order_by("-asked_at")[:8]
     return render(request, "review/home.html", {"recent": recent, "today": date.today()})
 
 
@@ -108,9 +114,19 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
             url = reverse("question", args=[question.pk])
             return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
     recent = Question.objects.filter(asked_by=request.user).order_by("-asked_at")[:8]
-    return render(request, "review/home.html", {"recent": recent, "error": error, "question": text,
-                                                "as_of": as_of_raw, "category": category,
-                                                "today": timezone.localdate()}, status=400)
+    return render(
+        request,
+        "review/home.html",
+        {
+            "recent": recent,
+            "error": error,
+            "question": text,
+            "as_of": as_of_raw,
+            "category": category,
+            "today": timezone.localdate(),
+        },
+        status=400,
+    )
 
 
 @require_GET
@@ -124,8 +140,11 @@ def question(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
     stage_names = [name for name, _ in STAGES]
     current = stage_names.index(item.stage) if item.stage in stage_names else -1
-    context = {"item": item, "stages": [(label, i < current, i == current) for i, (_, label) in enumerate(STAGES)],
-               "waiting_long": item.state == QuestionState.QUEUED and _age_seconds(item) > 10}
+    context = {
+        "item": item,
+        "stages": [(label, i < current, i == current) for i, (_, label) in enumerate(STAGES)],
+        "waiting_long": item.state == QuestionState.QUEUED and _age_seconds(item) > 10,
+    }
     if request.htmx:
         response = render(request, "review/question.html#progress", context)
         return HttpResponseStopPolling(response.content) if item.state == QuestionState.FAILED else response
@@ -136,8 +155,9 @@ def question(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @login_required
 def question_run_now(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """No worker took the question: answer it in this request."""
-    item = get_object_or_404(Question, pk=pk, asked_by=request.user, state__in=[QuestionState.QUEUED,
-                                                                                  QuestionState.FAILED])
+    item = get_object_or_404(
+        Question, pk=pk, asked_by=request.user, state__in=[QuestionState.QUEUED, QuestionState.FAILED]
+    )
     Question.objects.filter(pk=item.pk).update(state=QuestionState.QUEUED, error="")
     question_run(question_id=item.pk)
     return redirect("question", pk=item.pk)
@@ -149,9 +169,9 @@ def _age_seconds(item: Question) -> float:
 
 # --- answers and review ----------------------------------------------------------------
 
+
 def _claims_for(answer: Answer, reader: HttpRequest) -> list[Claim]:
-    return list(claims_visible_to(reader.user).filter(answer=answer).select_related("reviewer")
-                .order_by("position"))
+    return list(claims_visible_to(reader.user).filter(answer=answer).select_related("reviewer").order_by("position"))
 
 
 @require_GET
@@ -164,13 +184,23 @@ def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if reviewer:  # the lookup clock runs for those who judge the claims
         lookups_start(answer=answer, editor=request.user, claims=claims)
     texts = _evidence_texts(contract, request)
-    return render(request, "review/answer.html", {
-        "answer": answer, "contract": contract, "rows": _claim_rows(claims, contract, texts, answer),
-        "can_review": reviewer, "open_first": 2,
-        "conflicts": [_conflict_row(c, contract) for c in contract.conflicts],
-        "uncited": [(eid, e, chunk_html(texts.get(eid, ""))) for eid, e in contract.evidence.items()
-                    if not any(eid in c.evidence_ids for c in contract.claims)],
-    })
+    return render(
+        request,
+        "review/answer.html",
+        {
+            "answer": answer,
+            "contract": contract,
+            "rows": _claim_rows(claims, contract, texts, answer),
+            "can_review": reviewer,
+            "open_first": 2,
+            "conflicts": [_conflict_row(c, contract) for c in contract.conflicts],
+            "uncited": [
+                (eid, e, chunk_html(texts.get(eid, "")))
+                for eid, e in contract.evidence.items()
+                if not any(eid in c.evidence_ids for c in contract.claims)
+            ],
+        },
+    )
 
 
 def _claim_rows(claims: list[Claim], contract, texts: dict[str, str], answer: Answer) -> list[dict]:  # noqa: ANN001
@@ -187,8 +217,11 @@ def _claim_rows(claims: list[Claim], contract, texts: dict[str, str], answer: An
             if eid not in contract.evidence:
                 continue
             span = stored.spans.get(eid)
-            link = reverse("evidence", args=[eid]) + f"?jawaban={answer.pk}" + (
-                f"&sorot={span[0]}-{span[1]}" if span else "")
+            link = (
+                reverse("evidence", args=[eid])
+                + f"?jawaban={answer.pk}"
+                + (f"&sorot={span[0]}-{span[1]}" if span else "")
+            )
             evidence.append((eid, contract.evidence[eid], chunk_html(texts.get(eid, ""), span), link))
         rows.append({"claim": claim, "evidence": evidence})
     return rows
@@ -197,9 +230,11 @@ def _claim_rows(claims: list[Claim], contract, texts: dict[str, str], answer: An
 def _evidence_texts(contract, request: HttpRequest) -> dict[str, str]:  # noqa: ANN001
     """Chunk texts of the contract's evidence, read again under the reader's
     permissions (contract_for already dropped what they may not see)."""
-    return dict(Chunk.objects.filter(key__in=list(contract.evidence),
-                                     document__in=Document.objects.visible_to(request.user))
-                .values_list("key", "text"))
+    return dict(
+        Chunk.objects.filter(
+            key__in=list(contract.evidence), document__in=Document.objects.visible_to(request.user)
+        ).values_list("key", "text")
+    )
 
 
 def _conflict_row(conflict, contract) -> dict:  # noqa: ANN001
@@ -214,15 +249,25 @@ def _conflict_row(conflict, contract) -> dict:  # noqa: ANN001
     groups = conflict.sides or [[eid] for eid in conflict.evidence_ids]
     sides = []
     for n, ids in enumerate(groups):
-        cards = sorted([(eid, contract.evidence[eid]) for eid in ids if eid in seen],
-                       key=lambda card: card[1].document_date or "", reverse=True)
+        cards = sorted(
+            [(eid, contract.evidence[eid]) for eid in ids if eid in seen],
+            key=lambda card: card[1].document_date or "",
+            reverse=True,
+        )
         if not cards:
             continue  # withheld from this reader by contract_for
         best = min((e for _, e in cards), key=lambda e: source_types.authority(e.source_type))
         label = conflict.labels[n] if n < len(conflict.labels) else conflict.values.get(cards[0][0], "")
         rank = conflict.ranks[n] if n < len(conflict.ranks) else source_types.authority(best.source_type)
-        sides.append({"label": label or f"Sisi {n + 1}", "cards": cards, "newest": cards[0][1].document_date or "",
-                      "type": source_types.label(best.source_type).lower(), "rank": rank})
+        sides.append(
+            {
+                "label": label or f"Sisi {n + 1}",
+                "cards": cards,
+                "newest": cards[0][1].document_date or "",
+                "type": source_types.label(best.source_type).lower(),
+                "rank": rank,
+            }
+        )
     dates = {side["newest"] for side in sides}
     top = max(dates, default="")
     ranks = [side["rank"] for side in sides]
@@ -234,19 +279,28 @@ def _conflict_row(conflict, contract) -> dict:  # noqa: ANN001
     if len(sides) < 2:
         when = authority = ""
     else:
-        when = (f"Lebih baru: “{newer['label']}” ({newer['newest']})." if newer else
-                f"Tanggal sama ({top or 'tidak diketahui'})." if len(dates) == 1 else
-                f"Tanggal terbaru sama di lebih dari satu sisi ({top}).")
+        when = (
+            f"Lebih baru: “{newer['label']}” ({newer['newest']})."
+            if newer
+            else f"Tanggal sama ({top or 'tidak diketahui'})."
+            if len(dates) == 1
+            else f"Tanggal terbaru sama di lebih dari satu sisi ({top})."
+        )
         others = ", ".join(f"{side['type']}, peringkat {side['rank']}" for side in sides if side is not strong)
-        authority = (f"Lebih berwenang: “{strong['label']}” — {strong['type']}, peringkat {strong['rank']} "
-                     f"(di atas {others})." if strong else
-                     f"Sama berwenang: peringkat {min(ranks)} di kedua sisi." if len(sides) == 2 else
-                     f"Sama berwenang: peringkat {min(ranks)} di sisi teratas.")
+        authority = (
+            f"Lebih berwenang: “{strong['label']}” — {strong['type']}, peringkat {strong['rank']} (di atas {others})."
+            if strong
+            else f"Sama berwenang: peringkat {min(ranks)} di kedua sisi."
+            if len(sides) == 2
+            else f"Sama berwenang: peringkat {min(ranks)} di sisi teratas."
+        )
     return {"conflict": conflict, "sides": sides, "when": when, "authority": authority}
 
 
-EXPORTS = {"json": (export.answer_export_json, "application/json; charset=utf-8"),
-           "md": (export.answer_export_markdown, "text/markdown; charset=utf-8")}
+EXPORTS = {
+    "json": (export.answer_export_json, "application/json; charset=utf-8"),
+    "md": (export.answer_export_markdown, "text/markdown; charset=utf-8"),
+}
 
 
 @require_GET
@@ -290,8 +344,9 @@ def claim_decide(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     answer = Answer.objects.get(pk=claim.answer_id)
     contract = contract_for(answer, request.user)
     row = next(r for r in _claim_rows([claim], contract, _evidence_texts(contract, request), answer))
-    return render(request, "review/answer.html#claim-decided",
-                  {"row": row, "answer": answer, "can_review": True, "saved": saved})
+    return render(
+        request, "review/answer.html#claim-decided", {"row": row, "answer": answer, "can_review": True, "saved": saved}
+    )
 
 
 @require_POST
@@ -325,8 +380,11 @@ def claim_evidence_opened(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def evidence(request: HtmxHttpRequest, evidence_id: str) -> HttpResponse:
     """``D12:r3:p4`` → the revision page scrolled to that chunk; ``sorot`` (the
     cited unit's span) and ``jawaban`` (the answer it came from) go along."""
-    chunk = get_object_or_404(Chunk.objects.select_related("document", "revision"), key=evidence_id,
-                              document__in=Document.objects.visible_to(request.user))
+    chunk = get_object_or_404(
+        Chunk.objects.select_related("document", "revision"),
+        key=evidence_id,
+        document__in=Document.objects.visible_to(request.user),
+    )
     url = reverse("revision", args=[chunk.document.key, chunk.revision.number])
     params = {"potongan": chunk.position, **{k: request.GET[k] for k in ("sorot", "jawaban") if k in request.GET}}
     return redirect(f"{url}?{urlencode(params)}#p{chunk.position}")
@@ -336,11 +394,14 @@ def evidence(request: HtmxHttpRequest, evidence_id: str) -> HttpResponse:
 @login_required
 def review_queue(request: HtmxHttpRequest) -> HttpResponse:
     _require_reviewer(request)
-    answers = (answers_visible_to(request.user)
-               .filter(Q(status=AnswerStatus.NEEDS_REVIEW) | Q(claims__review_status=ClaimReview.PENDING))
-               .distinct().select_related("question", "question__asked_by")
-               .annotate(open_claims=Count("claims", filter=~Q(claims__review_status=ClaimReview.SUPPORTED)))
-               .order_by("-created_at"))
+    answers = (
+        answers_visible_to(request.user)
+        .filter(Q(status=AnswerStatus.NEEDS_REVIEW) | Q(claims__review_status=ClaimReview.PENDING))
+        .distinct()
+        .select_related("question", "question__asked_by")
+        .annotate(open_claims=Count("claims", filter=~Q(claims__review_status=ClaimReview.SUPPORTED)))
+        .order_by("-created_at")
+    )
     page = Paginator(answers, 25).get_page(request.GET.get("halaman"))
     return render(request, "review/queue.html", {"page": page})
 
@@ -365,11 +426,19 @@ def history(request: HtmxHttpRequest) -> HttpResponse:
             filters[name] = ""
     page = Paginator(answers.order_by("-created_at"), 25).get_page(request.GET.get("halaman"))
     # Filter choices from what the reader may open, never from every question.
-    categories = (answers_visible_to(request.user).exclude(question__category="")
-                  .values_list("question__category", flat=True).distinct().order_by("question__category"))
+    categories = (
+        answers_visible_to(request.user)
+        .exclude(question__category="")
+        .values_list("question__category", flat=True)
+        .distinct()
+        .order_by("question__category")
+    )
     template = "review/history.html#results" if request.htmx else "review/history.html"
-    return render(request, template, {"page": page, "filters": filters, "statuses": AnswerStatus.choices,
-                                      "categories": categories})
+    return render(
+        request,
+        template,
+        {"page": page, "filters": filters, "statuses": AnswerStatus.choices, "categories": categories},
+    )
 
 
 @require_GET
@@ -408,29 +477,47 @@ def search_page(request: HtmxHttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     mode = request.GET.get("mode", "hybrid")
     page_number = min(max(_int_param(request, "halaman") or 1, 1), 100 // SEARCH_PAGE_SIZE)
-    context = {"q": query, "mode": mode, "modes": [("hybrid", "Hibrida"), ("lexical", "Leksikal"),
-                                                   ("vector", "Semantik")]}
+    context = {
+        "q": query,
+        "mode": mode,
+        "modes": [("hybrid", "Hibrida"), ("lexical", "Leksikal"), ("vector", "Semantik")],
+    }
     if query:
         try:
-            response = search(query, request.user, k=page_number * SEARCH_PAGE_SIZE,
-                              mode=mode if mode in MODES else "hybrid",
-                              include_superseded=bool(request.GET.get("lama")))
+            response = search(
+                query,
+                request.user,
+                k=page_number * SEARCH_PAGE_SIZE,
+                mode=mode if mode in MODES else "hybrid",
+                include_superseded=bool(request.GET.get("lama")),
+            )
         except SearchError as exc:
             context["error"] = str(exc)
         else:
             first = (page_number - 1) * SEARCH_PAGE_SIZE
-            shown = response.results[first:first + SEARCH_PAGE_SIZE]
+            shown = response.results[first : first + SEARCH_PAGE_SIZE]
             params = {k: v for k, v in request.GET.items() if k != "halaman"}
-            if response.mode != "lexical" and response.results and not request.GET.get("semua") \
-                    and not matched_well(response.results):
-                context["weak"] = {"best": best_similarity(response.results), "floor": settings.NALARKU_SEARCH_FLOOR,
-                                   "anyway": urlencode({**params, "semua": "1"})}
-            context.update(response=response, first=first, hits=[(h, snippet_html(h.text)) for h in shown],
-                           previous=urlencode({**params, "halaman": page_number - 1}) if page_number > 1 else "",
-                           next=urlencode({**params, "halaman": page_number + 1})
-                           if len(response.results) >= first + SEARCH_PAGE_SIZE
-                           and page_number < 100 // SEARCH_PAGE_SIZE else "",
-                           page_number=page_number)
+            if (
+                response.mode != "lexical"
+                and response.results
+                and not request.GET.get("semua")
+                and not matched_well(response.results)
+            ):
+                context["weak"] = {
+                    "best": best_similarity(response.results),
+                    "floor": settings.NALARKU_SEARCH_FLOOR,
+                    "anyway": urlencode({**params, "semua": "1"}),
+                }
+            context.update(
+                response=response,
+                first=first,
+                hits=[(h, snippet_html(h.text)) for h in shown],
+                previous=urlencode({**params, "halaman": page_number - 1}) if page_number > 1 else "",
+                next=urlencode({**params, "halaman": page_number + 1})
+                if len(response.results) >= first + SEARCH_PAGE_SIZE and page_number < 100 // SEARCH_PAGE_SIZE
+                else "",
+                page_number=page_number,
+            )
     # A history restore (Back after the snapshot left htmx's cache) needs the whole page.
     partial = request.htmx and not request.htmx.history_restore_request
     template = "review/search.html#results" if partial else "review/search.html"
@@ -439,6 +526,7 @@ def search_page(request: HtmxHttpRequest) -> HttpResponse:
 
 # --- documents ---------------------------------------------------------------------
 
+
 def _document(request: HttpRequest, key: str) -> Document:
     return get_object_or_404(Document.objects.visible_to(request.user).prefetch_related("groups"), key=key)
 
@@ -446,8 +534,12 @@ def _document(request: HttpRequest, key: str) -> Document:
 @require_GET
 @login_required
 def archive(request: HtmxHttpRequest) -> HttpResponse:
-    documents = (Document.objects.visible_to(request.user).filter(current_revision__status=RevisionStatus.ACTIVE)
-                 .select_related("current_revision").order_by("key"))
+    documents = (
+        Document.objects.visible_to(request.user)
+        .filter(current_revision__status=RevisionStatus.ACTIVE)
+        .select_related("current_revision")
+        .order_by("key")
+    )
     return render(request, "review/archive.html", {"documents": documents})
 
 
@@ -463,15 +555,20 @@ def document_detail(request: HtmxHttpRequest, key: str) -> HttpResponse:
 @login_required
 def revision_detail(request: HtmxHttpRequest, key: str, number: int) -> HttpResponse:
     document = _document(request, key)
-    revision = get_object_or_404(document.revisions.prefetch_related(
-        Prefetch("chunks", queryset=Chunk.objects.order_by("position"))), number=number)
+    revision = get_object_or_404(
+        document.revisions.prefetch_related(Prefetch("chunks", queryset=Chunk.objects.order_by("position"))),
+        number=number,
+    )
     cited, span = _int_param(request, "potongan"), _span_param(request)
     chunks = [(c, chunk_html(c.text, span if c.position == cited else None)) for c in revision.chunks.all()]
     # The way back to the answer the reader came from, if they may open it.
     answer_id = _int_param(request, "jawaban")
     back = answer_id if answer_id and answers_visible_to(request.user).filter(pk=answer_id).exists() else None
-    return render(request, "review/revision.html", {"document": document, "revision": revision, "chunks": chunks,
-                                                    "cited": cited, "back": back})
+    return render(
+        request,
+        "review/revision.html",
+        {"document": document, "revision": revision, "chunks": chunks, "cited": cited, "back": back},
+    )
 
 
 def _int_param(request: HttpRequest, name: str) -> int | None:
@@ -496,5 +593,8 @@ def revision_diff(request: HtmxHttpRequest, key: str) -> HttpResponse:
         raise Http404 from None
     a = get_object_or_404(Revision, document=document, number=old)
     b = get_object_or_404(Revision, document=document, number=new)
-    return render(request, "review/diff.html", {"document": document, "a": a, "b": b, "numbers": numbers,
-                                                "lines": diffing.line_diff(a.content, b.content)})
+    return render(
+        request,
+        "review/diff.html",
+        {"document": document, "a": a, "b": b, "numbers": numbers, "lines": diffing.line_diff(a.content, b.content)},
+    )

@@ -28,11 +28,28 @@ def count() -> Callable[[str], int]:
 def make_revision(db) -> Callable[..., Revision]:  # noqa: ANN001
     """Submit a revision and index it in-process; returns the fresh revision."""
 
-    def make(content: str = "# Judul\n\nIsi dokumen uji.", *, key: str | None = None, index: bool = True,
-             title: str = "Dokumen uji", groups: tuple[str, ...] = (), public: bool = False,
-             fmt: str = "markdown", document_date: date | None = None, **extra: object) -> Revision:
-        data = RevisionInput(key=key or f"T{next(_keys)}", title=title, content=content, format=fmt,
-                             groups=list(groups), public=public, document_date=document_date, **extra)
+    def make(
+        content: str = "# Judul\n\nIsi dokumen uji.",
+        *,
+        key: str | None = None,
+        index: bool = True,
+        title: str = "Dokumen uji",
+        groups: tuple[str, ...] = (),
+        public: bool = False,
+        fmt: str = "markdown",
+        document_date: date | None = None,
+        **extra: object,
+    ) -> Revision:
+        data = RevisionInput(
+            key=key or f"T{next(_keys)}",
+            title=title,
+            content=content,
+            format=fmt,
+            groups=list(groups),
+            public=public,
+            document_date=document_date,
+            **extra,
+        )
         result = revision_submit(data=data, enqueue=False)
         assert result.revision is not None, "content unchanged: no revision"
         if index:
@@ -82,8 +99,7 @@ def make_user(db) -> Callable[..., User]:  # noqa: ANN001
         if reviewer:
             from django.contrib.auth.models import Permission
 
-            user.user_permissions.add(Permission.objects.get(content_type__app_label="review",
-                                                             codename="review_claim"))
+            user.user_permissions.add(Permission.objects.get(content_type__app_label="review", codename="review_claim"))
         return user
 
     return make

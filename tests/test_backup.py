@@ -40,8 +40,15 @@ def manage(*args: str, data_dir: Path | None = None, database_url: str | None = 
         env["DATABASE_URL"] = database_url
     if data_dir:
         env["NALARKU_DATA_DIR"] = str(data_dir)
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def fingerprint(cursor) -> dict[str, object]:
@@ -50,20 +57,23 @@ def fingerprint(cursor) -> dict[str, object]:
     the indexes with their definitions and validity, the constraints, the
     sequences' positions and the extensions."""
     cursor.execute("SET TIME ZONE 'UTC'")  # timestamptz as text depends on it
-    cursor.execute("SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                   "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY 1")
+    cursor.execute(
+        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY 1"
+    )
     tables = {}
     for (name,) in cursor.fetchall():
         quoted = '"' + name.replace('"', '""') + '"'
-        cursor.execute(f"SELECT count(*), md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) "
-                       f"FROM public.{quoted} t")
+        cursor.execute(
+            f"SELECT count(*), md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) FROM public.{quoted} t"
+        )
         tables[name] = cursor.fetchone()
     queries = {
         "indexes": "SELECT i.relname, pg_get_indexdef(i.oid), x.indisvalid FROM pg_index x "
-                   "JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = i.relnamespace "
-                   "WHERE n.nspname = 'public' ORDER BY 1",
+        "JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = i.relnamespace "
+        "WHERE n.nspname = 'public' ORDER BY 1",
         "constraints": "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint "
-                       "WHERE connamespace = 'public'::regnamespace ORDER BY 1, 2",
+        "WHERE connamespace = 'public'::regnamespace ORDER BY 1, 2",
         "sequences": "SELECT sequencename, last_value FROM pg_sequences WHERE schemaname = 'public' ORDER BY 1",
         "extensions": "SELECT extname, extversion FROM pg_extension ORDER BY 1",
     }
@@ -78,7 +88,7 @@ def contents(output: str) -> list[str]:
     """The counts block a command prints after its summary line."""
     lines = output.splitlines()
     start = next(i for i, line in enumerate(lines) if line.rstrip().endswith(":") and "Isinya" in line)
-    return [line for line in lines[start + 1:] if line.startswith("  ")]
+    return [line for line in lines[start + 1 :] if line.startswith("  ")]
 
 
 @pytest.fixture
@@ -129,16 +139,31 @@ def backup(path: Path, *args: str) -> str:
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)  # pg_dump sees only committed rows
-def test_round_trip_into_an_empty_data_directory_loses_nothing(make_revision, make_user, tmp_path,
-                                                               restore_target):
+def test_round_trip_into_an_empty_data_directory_loses_nothing(make_revision, make_user, tmp_path, restore_target):
     editor = make_user("editor", "redaksi", reviewer=True)
-    make_revision("# Sinar\n\nFitur Sinar masih private preview.", key="S1", title="Dokumentasi Sinar",
-                  public=True, source_type="documentation", document_date=date(2026, 3, 1))
-    make_revision("# Sinar\n\nSejak 2 Mei 2026 fitur Sinar tersedia untuk semua pelanggan.", key="S1",
-                  title="Dokumentasi Sinar", public=True, source_type="documentation",
-                  document_date=date(2026, 5, 2))
-    make_revision("# Memo\n\nProyek Garuda Biru: fitur Sinar tersedia untuk pelanggan hukum.", key="H1",
-                  title="Memo hukum", groups=("redaksi",), source_type="policy")
+    make_revision(
+        "# Sinar\n\nFitur Sinar masih private preview.",
+        key="S1",
+        title="Dokumentasi Sinar",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 3, 1),
+    )
+    make_revision(
+        "# Sinar\n\nSejak 2 Mei 2026 fitur Sinar tersedia untuk semua pelanggan.",
+        key="S1",
+        title="Dokumentasi Sinar",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 5, 2),
+    )
+    make_revision(
+        "# Memo\n\nProyek Garuda Biru: fitur Sinar tersedia untuk pelanggan hukum.",
+        key="H1",
+        title="Memo hukum",
+        groups=("redaksi",),
+        source_type="policy",
+    )
     answer = question_ask(text="Apakah fitur Sinar sudah tersedia untuk semua pelanggan?", user=editor).answer
     claim = answer.claims.first()
     assert claim is not None, "the answer must have a claim to review"
@@ -186,8 +211,10 @@ def test_backup_never_overwrites_and_never_leaves_a_partial_file(tmp_path, monke
 
     # pg_dump dies half-way: its last stderr line is shown, nothing is left behind.
     fake = tmp_path / "pg_dump"
-    fake.write_text("#!/bin/sh\nfor a; do case $a in --file=*) printf PGDMP-separuh > \"${a#--file=}\";; esac; done\n"
-                    "echo 'pg_dump: detail awal' >&2\necho 'pg_dump: error: disk penuh' >&2\nexit 1\n")
+    fake.write_text(
+        '#!/bin/sh\nfor a; do case $a in --file=*) printf PGDMP-separuh > "${a#--file=}";; esac; done\n'
+        "echo 'pg_dump: detail awal' >&2\necho 'pg_dump: error: disk penuh' >&2\nexit 1\n"
+    )
     fake.chmod(0o755)
     monkeypatch.setattr(nalarku_site.backup, "_tool", lambda name: fake)
     target = tmp_path / "gagal" / "baru.dump"
@@ -223,8 +250,10 @@ def test_a_bad_file_or_a_failing_restore_leaves_the_target_untouched(make_revisi
         conn.execute("CREATE TYPE review_claim AS (x integer)")
     done = manage("restore", str(archive), database_url=empty_database)
     assert done.returncode == 1, done.stderr
-    assert ('pg_restore gagal; basis data tujuan tidak diubah (satu transaksi): pg_restore: error: '
-            'could not execute query: ERROR:  relation "review_claim" already exists') in done.stderr, done.stderr
+    assert (
+        "pg_restore gagal; basis data tujuan tidak diubah (satu transaksi): pg_restore: error: "
+        'could not execute query: ERROR:  relation "review_claim" already exists'
+    ) in done.stderr, done.stderr
     with psycopg.connect(empty_database) as conn:
         assert conn.execute(nalarku_site.backup._USER_TABLES).fetchone()[0] == 0
         assert conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'vector'").fetchone()[0] == 0

@@ -8,147 +8,290 @@ from pgvector.django import VectorExtension
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('auth', '0012_alter_user_first_name_max_length'),
+        ("auth", "0012_alter_user_first_name_max_length"),
     ]
 
     operations = [
         VectorExtension(),
         migrations.CreateModel(
-            name='EmbeddingCacheEntry',
+            name="EmbeddingCacheEntry",
             fields=[
-                ('key', models.CharField(max_length=64, primary_key=True, serialize=False)),
-                ('embedding', pgvector.django.vector.VectorField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("key", models.CharField(max_length=64, primary_key=True, serialize=False)),
+                ("embedding", pgvector.django.vector.VectorField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
         ),
         migrations.CreateModel(
-            name='Document',
+            name="Document",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(help_text='Kunci stabil, mis. D12', max_length=64, unique=True)),
-                ('title', models.CharField(max_length=500)),
-                ('url', models.URLField(blank=True, max_length=1000)),
-                ('source_type', models.CharField(choices=[('documentation', 'Dokumentasi resmi'), ('announcement', 'Pengumuman'), ('policy', 'Kebijakan'), ('spec', 'Spesifikasi produk'), ('article', 'Artikel'), ('transcript', 'Transkrip'), ('other', 'Lainnya')], default='other', max_length=20)),
-                ('public', models.BooleanField(default=False, help_text='Terlihat oleh semua pengguna')),
-                ('collection', models.CharField(db_index=True, default='editorial', help_text='Koleksi terpisah (mis. dataset publik untuk evaluasi)', max_length=100)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('groups', models.ManyToManyField(blank=True, help_text='Grup yang boleh membaca dokumen ini', related_name='documents', to='auth.group')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("key", models.CharField(help_text="Kunci stabil, mis. D12", max_length=64, unique=True)),
+                ("title", models.CharField(max_length=500)),
+                ("url", models.URLField(blank=True, max_length=1000)),
+                (
+                    "source_type",
+                    models.CharField(
+                        choices=[
+                            ("documentation", "Dokumentasi resmi"),
+                            ("announcement", "Pengumuman"),
+                            ("policy", "Kebijakan"),
+                            ("spec", "Spesifikasi produk"),
+                            ("article", "Artikel"),
+                            ("transcript", "Transkrip"),
+                            ("other", "Lainnya"),
+                        ],
+                        default="other",
+                        max_length=20,
+                    ),
+                ),
+                ("public", models.BooleanField(default=False, help_text="Terlihat oleh semua pengguna")),
+                (
+                    "collection",
+                    models.CharField(
+                        db_index=True,
+                        default="editorial",
+                        help_text="Koleksi terpisah (mis. dataset publik untuk evaluasi)",
+                        max_length=100,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "groups",
+                    models.ManyToManyField(
+                        blank=True,
+                        help_text="Grup yang boleh membaca dokumen ini",
+                        related_name="documents",
+                        to="auth.group",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'dokumen',
-                'verbose_name_plural': 'dokumen',
-                'ordering': ['key'],
+                "verbose_name": "dokumen",
+                "verbose_name_plural": "dokumen",
+                "ordering": ["key"],
             },
         ),
         migrations.CreateModel(
-            name='EmbeddingSpace',
+            name="EmbeddingSpace",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('provider', models.CharField(max_length=20)),
-                ('model', models.CharField(max_length=200)),
-                ('version', models.CharField(max_length=100)),
-                ('dimensions', models.PositiveIntegerField()),
-                ('is_active', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("provider", models.CharField(max_length=20)),
+                ("model", models.CharField(max_length=200)),
+                ("version", models.CharField(max_length=100)),
+                ("dimensions", models.PositiveIntegerField()),
+                ("is_active", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'verbose_name': 'ruang embedding',
-                'verbose_name_plural': 'ruang embedding',
-                'constraints': [models.UniqueConstraint(fields=('provider', 'model', 'version', 'dimensions'), name='embedding_space_unique'), models.UniqueConstraint(condition=models.Q(('is_active', True)), fields=('is_active',), name='embedding_space_one_active')],
+                "verbose_name": "ruang embedding",
+                "verbose_name_plural": "ruang embedding",
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("provider", "model", "version", "dimensions"), name="embedding_space_unique"
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("is_active", True)),
+                        fields=("is_active",),
+                        name="embedding_space_one_active",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Revision',
+            name="Revision",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('title', models.CharField(help_text='Judul pada revisi ini', max_length=500)),
-                ('content', models.TextField()),
-                ('format', models.CharField(choices=[('markdown', 'Markdown'), ('html', 'HTML'), ('text', 'Teks biasa')], default='markdown', max_length=10)),
-                ('content_hash', models.CharField(db_index=True, max_length=64)),
-                ('document_date', models.DateField(blank=True, help_text='Tanggal terbit/berlaku dokumen itu sendiri', null=True)),
-                ('fetched_at', models.DateTimeField(default=django.utils.timezone.now, help_text='Kapan kami mengambilnya')),
-                ('indexed_at', models.DateTimeField(blank=True, help_text='Kapan selesai diindeks', null=True)),
-                ('status', models.CharField(choices=[('pending', 'Menunggu'), ('indexing', 'Sedang diindeks'), ('active', 'Aktif'), ('superseded', 'Digantikan'), ('failed', 'Gagal')], db_index=True, default='pending', max_length=12)),
-                ('error', models.TextField(blank=True)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('chunker_version', models.CharField(blank=True, max_length=40)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='revisions', to='retrieval.document')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.PositiveIntegerField()),
+                ("title", models.CharField(help_text="Judul pada revisi ini", max_length=500)),
+                ("content", models.TextField()),
+                (
+                    "format",
+                    models.CharField(
+                        choices=[("markdown", "Markdown"), ("html", "HTML"), ("text", "Teks biasa")],
+                        default="markdown",
+                        max_length=10,
+                    ),
+                ),
+                ("content_hash", models.CharField(db_index=True, max_length=64)),
+                (
+                    "document_date",
+                    models.DateField(blank=True, help_text="Tanggal terbit/berlaku dokumen itu sendiri", null=True),
+                ),
+                (
+                    "fetched_at",
+                    models.DateTimeField(default=django.utils.timezone.now, help_text="Kapan kami mengambilnya"),
+                ),
+                ("indexed_at", models.DateTimeField(blank=True, help_text="Kapan selesai diindeks", null=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Menunggu"),
+                            ("indexing", "Sedang diindeks"),
+                            ("active", "Aktif"),
+                            ("superseded", "Digantikan"),
+                            ("failed", "Gagal"),
+                        ],
+                        db_index=True,
+                        default="pending",
+                        max_length=12,
+                    ),
+                ),
+                ("error", models.TextField(blank=True)),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("chunker_version", models.CharField(blank=True, max_length=40)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="revisions", to="retrieval.document"
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'revisi',
-                'verbose_name_plural': 'revisi',
-                'ordering': ['document__key', 'number'],
+                "verbose_name": "revisi",
+                "verbose_name_plural": "revisi",
+                "ordering": ["document__key", "number"],
             },
         ),
         migrations.AddField(
-            model_name='document',
-            name='current_revision',
-            field=models.ForeignKey(blank=True, help_text='Revisi aktif yang melayani pencarian', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='retrieval.revision'),
+            model_name="document",
+            name="current_revision",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="Revisi aktif yang melayani pencarian",
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="retrieval.revision",
+            ),
         ),
         migrations.CreateModel(
-            name='Chunk',
+            name="Chunk",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('key', models.CharField(max_length=100, unique=True)),
-                ('kind', models.CharField(choices=[('paragraph', 'Paragraf'), ('list', 'Daftar'), ('table', 'Tabel'), ('code', 'Kode'), ('mixed', 'Campuran')], max_length=10)),
-                ('heading_path', models.TextField(blank=True, help_text='Jejak judul, mis. Panduan > Akun > Sandi')),
-                ('text', models.TextField()),
-                ('token_count', models.PositiveIntegerField()),
-                ('char_start', models.PositiveIntegerField()),
-                ('char_end', models.PositiveIntegerField()),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='chunks', to='retrieval.document')),
-                ('revision', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='chunks', to='retrieval.revision')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField()),
+                ("key", models.CharField(max_length=100, unique=True)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("paragraph", "Paragraf"),
+                            ("list", "Daftar"),
+                            ("table", "Tabel"),
+                            ("code", "Kode"),
+                            ("mixed", "Campuran"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("heading_path", models.TextField(blank=True, help_text="Jejak judul, mis. Panduan > Akun > Sandi")),
+                ("text", models.TextField()),
+                ("token_count", models.PositiveIntegerField()),
+                ("char_start", models.PositiveIntegerField()),
+                ("char_end", models.PositiveIntegerField()),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="chunks", to="retrieval.document"
+                    ),
+                ),
+                (
+                    "revision",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="chunks", to="retrieval.revision"
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'potongan',
-                'verbose_name_plural': 'potongan',
-                'ordering': ['revision', 'position'],
+                "verbose_name": "potongan",
+                "verbose_name_plural": "potongan",
+                "ordering": ["revision", "position"],
             },
         ),
         migrations.CreateModel(
-            name='ChunkEmbedding',
+            name="ChunkEmbedding",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('embedding', pgvector.django.vector.VectorField()),
-                ('chunk', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='embeddings', to='retrieval.chunk')),
-                ('space', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='embeddings', to='retrieval.embeddingspace')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("embedding", pgvector.django.vector.VectorField()),
+                (
+                    "chunk",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="embeddings", to="retrieval.chunk"
+                    ),
+                ),
+                (
+                    "space",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="embeddings",
+                        to="retrieval.embeddingspace",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('space', 'chunk'), name='chunk_embedding_unique')],
+                "constraints": [models.UniqueConstraint(fields=("space", "chunk"), name="chunk_embedding_unique")],
             },
         ),
         migrations.CreateModel(
-            name='Relation',
+            name="Relation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('type', models.CharField(choices=[('cites', 'mengutip'), ('supersedes', 'menggantikan'), ('contradicts', 'bertentangan dengan'), ('motivates', 'mendasari'), ('rejects', 'menolak'), ('related', 'terkait')], max_length=20)),
-                ('target_key', models.CharField(max_length=64)),
-                ('note', models.CharField(blank=True, max_length=500)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('source', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='relations_out', to='retrieval.document')),
-                ('target', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='relations_in', to='retrieval.document')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "type",
+                    models.CharField(
+                        choices=[
+                            ("cites", "mengutip"),
+                            ("supersedes", "menggantikan"),
+                            ("contradicts", "bertentangan dengan"),
+                            ("motivates", "mendasari"),
+                            ("rejects", "menolak"),
+                            ("related", "terkait"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("target_key", models.CharField(max_length=64)),
+                ("note", models.CharField(blank=True, max_length=500)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "source",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="relations_out",
+                        to="retrieval.document",
+                    ),
+                ),
+                (
+                    "target",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="relations_in",
+                        to="retrieval.document",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'relasi',
-                'verbose_name_plural': 'relasi',
-                'constraints': [models.UniqueConstraint(fields=('source', 'type', 'target_key'), name='relation_unique')],
+                "verbose_name": "relasi",
+                "verbose_name_plural": "relasi",
+                "constraints": [
+                    models.UniqueConstraint(fields=("source", "type", "target_key"), name="relation_unique")
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='revision',
-            constraint=models.UniqueConstraint(fields=('document', 'number'), name='revision_unique_number'),
+            model_name="revision",
+            constraint=models.UniqueConstraint(fields=("document", "number"), name="revision_unique_number"),
         ),
         migrations.AddConstraint(
-            model_name='chunk',
-            constraint=models.UniqueConstraint(fields=('revision', 'position'), name='chunk_unique_position'),
+            model_name="chunk",
+            constraint=models.UniqueConstraint(fields=("revision", "position"), name="chunk_unique_position"),
         ),
     ]

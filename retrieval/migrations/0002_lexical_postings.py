@@ -5,44 +5,48 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('retrieval', '0001_initial'),
+        ("retrieval", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='LexicalStats',
+            name="LexicalStats",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('chunk_count', models.PositiveIntegerField(default=0)),
-                ('total_length', models.PositiveBigIntegerField(default=0)),
-                ('weights_avglen', models.FloatField(default=0)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("chunk_count", models.PositiveIntegerField(default=0)),
+                ("total_length", models.PositiveBigIntegerField(default=0)),
+                ("weights_avglen", models.FloatField(default=0)),
             ],
         ),
         migrations.CreateModel(
-            name='TermStat',
+            name="TermStat",
             fields=[
-                ('term', models.TextField(primary_key=True, serialize=False)),
-                ('df', models.PositiveIntegerField()),
+                ("term", models.TextField(primary_key=True, serialize=False)),
+                ("df", models.PositiveIntegerField()),
             ],
         ),
         migrations.AddField(
-            model_name='chunk',
-            name='lexeme_count',
+            model_name="chunk",
+            name="lexeme_count",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.CreateModel(
-            name='Posting',
+            name="Posting",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('term', models.TextField()),
-                ('tf', models.PositiveIntegerField()),
-                ('weight', models.FloatField()),
-                ('chunk', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='postings', to='retrieval.chunk')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("term", models.TextField()),
+                ("tf", models.PositiveIntegerField()),
+                ("weight", models.FloatField()),
+                (
+                    "chunk",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="postings", to="retrieval.chunk"
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['term', '-weight'], include=('chunk',), name='posting_impact')],
+                "indexes": [models.Index(fields=["term", "-weight"], include=("chunk",), name="posting_impact")],
             },
         ),
     ]

@@ -29,8 +29,9 @@ class Migration(migrations.Migration):
                 ("term", models.TextField()),
                 ("df", models.PositiveIntegerField()),
             ],
-            options={"constraints": [models.UniqueConstraint(fields=("collection", "term"),
-                                                             name="termstat_collection_term")]},
+            options={
+                "constraints": [models.UniqueConstraint(fields=("collection", "term"), name="termstat_collection_term")]
+            },
         ),
         migrations.CreateModel(
             name="LexicalStats",

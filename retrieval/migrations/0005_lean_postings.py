@@ -49,21 +49,43 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name="Posting",
             fields=[
-                ("pk", models.CompositePrimaryKey("term", "weight", "chunk", blank=True, editable=False,
-                                                  primary_key=True, serialize=False)),
-                ("term", models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT,
-                                           related_name="postings", to="retrieval.term", verbose_name="istilah")),
+                (
+                    "pk",
+                    models.CompositePrimaryKey(
+                        "term", "weight", "chunk", blank=True, editable=False, primary_key=True, serialize=False
+                    ),
+                ),
+                (
+                    "term",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="postings",
+                        to="retrieval.term",
+                        verbose_name="istilah",
+                    ),
+                ),
                 ("weight", retrieval.models.RealField(verbose_name="bobot")),
-                ("chunk", retrieval.models.NarrowForeignKey(db_index=False,
-                                                            on_delete=django.db.models.deletion.CASCADE,
-                                                            related_name="postings", to="retrieval.chunk",
-                                                            verbose_name="potongan")),
+                (
+                    "chunk",
+                    retrieval.models.NarrowForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="postings",
+                        to="retrieval.chunk",
+                        verbose_name="potongan",
+                    ),
+                ),
                 ("tf", models.SmallIntegerField(verbose_name="frekuensi istilah")),
             ],
             options={
-                "verbose_name": "posting", "verbose_name_plural": "posting",
-                "indexes": [django.contrib.postgres.indexes.BrinIndex(fields=["chunk"], name="posting_chunk_brin",
-                                                                      pages_per_range=16)],
+                "verbose_name": "posting",
+                "verbose_name_plural": "posting",
+                "indexes": [
+                    django.contrib.postgres.indexes.BrinIndex(
+                        fields=["chunk"], name="posting_chunk_brin", pages_per_range=16
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
@@ -72,13 +94,23 @@ class Migration(migrations.Migration):
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
                 ("collection", models.CharField(max_length=100, verbose_name="koleksi")),
                 ("df", models.PositiveIntegerField(verbose_name="frekuensi dokumen")),
-                ("term", models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT,
-                                           related_name="stats", to="retrieval.term", verbose_name="istilah")),
+                (
+                    "term",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="stats",
+                        to="retrieval.term",
+                        verbose_name="istilah",
+                    ),
+                ),
             ],
             options={
-                "verbose_name": "statistik istilah", "verbose_name_plural": "statistik istilah",
-                "constraints": [models.UniqueConstraint(fields=("collection", "term"),
-                                                        name="termstat_collection_term")],
+                "verbose_name": "statistik istilah",
+                "verbose_name_plural": "statistik istilah",
+                "constraints": [
+                    models.UniqueConstraint(fields=("collection", "term"), name="termstat_collection_term")
+                ],
             },
         ),
         migrations.RunSQL(REFILL, migrations.RunSQL.noop),

@@ -37,27 +37,52 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name="SourceType",
             fields=[
-                ("key", models.CharField(help_text="Huruf kecil, angka, _ atau -, mis. official_docs",
-                                         max_length=50, primary_key=True, serialize=False, verbose_name="kunci")),
-                ("label", models.CharField(help_text="Nama yang dibaca editor", max_length=100,
-                                           verbose_name="label")),
-                ("authority", models.PositiveSmallIntegerField(
-                    default=1, verbose_name="peringkat otoritas",
-                    help_text="1 = paling berwenang; angka lebih besar = kurang berwenang. "
-                              "Menentukan urutan bukti untuk pertanyaan tentang keadaan sekarang.")),
-                ("created_by_ingest", models.BooleanField(
-                    default=False, verbose_name="dibuat saat ingest",
-                    help_text="Dibuat otomatis karena muncul di masukan; periksa label dan peringkatnya")),
+                (
+                    "key",
+                    models.CharField(
+                        help_text="Huruf kecil, angka, _ atau -, mis. official_docs",
+                        max_length=50,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="kunci",
+                    ),
+                ),
+                ("label", models.CharField(help_text="Nama yang dibaca editor", max_length=100, verbose_name="label")),
+                (
+                    "authority",
+                    models.PositiveSmallIntegerField(
+                        default=1,
+                        verbose_name="peringkat otoritas",
+                        help_text="1 = paling berwenang; angka lebih besar = kurang berwenang. "
+                        "Menentukan urutan bukti untuk pertanyaan tentang keadaan sekarang.",
+                    ),
+                ),
+                (
+                    "created_by_ingest",
+                    models.BooleanField(
+                        default=False,
+                        verbose_name="dibuat saat ingest",
+                        help_text="Dibuat otomatis karena muncul di masukan; periksa label dan peringkatnya",
+                    ),
+                ),
             ],
-            options={"verbose_name": "jenis sumber", "verbose_name_plural": "jenis sumber",
-                     "ordering": ["authority", "key"]},
+            options={
+                "verbose_name": "jenis sumber",
+                "verbose_name_plural": "jenis sumber",
+                "ordering": ["authority", "key"],
+            },
         ),
         migrations.RunPython(seed, migrations.RunPython.noop),
         migrations.AlterField(
             model_name="document",
             name="source_type",
-            field=models.ForeignKey(db_column="source_type", default="other",
-                                    on_delete=django.db.models.deletion.PROTECT, related_name="documents",
-                                    to="retrieval.sourcetype", verbose_name="jenis sumber"),
+            field=models.ForeignKey(
+                db_column="source_type",
+                default="other",
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="documents",
+                to="retrieval.sourcetype",
+                verbose_name="jenis sumber",
+            ),
         ),
     ]

@@ -4,25 +4,42 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('retrieval', '0006_source_types'),
+        ("retrieval", "0006_source_types"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='chunk',
-            name='page',
-            field=models.PositiveIntegerField(blank=True, help_text='Halaman tempat potongan dimulai (PDF)', null=True, verbose_name='halaman'),
+            model_name="chunk",
+            name="page",
+            field=models.PositiveIntegerField(
+                blank=True, help_text="Halaman tempat potongan dimulai (PDF)", null=True, verbose_name="halaman"
+            ),
         ),
         migrations.AddField(
-            model_name='revision',
-            name='page_starts',
-            field=models.JSONField(blank=True, default=list, help_text='Posisi awal tiap halaman dalam isi (PDF); kosong tanpa halaman', verbose_name='awal halaman'),
+            model_name="revision",
+            name="page_starts",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="Posisi awal tiap halaman dalam isi (PDF); kosong tanpa halaman",
+                verbose_name="awal halaman",
+            ),
         ),
         migrations.AlterField(
-            model_name='revision',
-            name='format',
-            field=models.CharField(choices=[('markdown', 'Markdown'), ('html', 'HTML'), ('text', 'Teks biasa'), ('pdf', 'PDF'), ('docx', 'Word (DOCX)')], default='markdown', max_length=10, verbose_name='format'),
+            model_name="revision",
+            name="format",
+            field=models.CharField(
+                choices=[
+                    ("markdown", "Markdown"),
+                    ("html", "HTML"),
+                    ("text", "Teks biasa"),
+                    ("pdf", "PDF"),
+                    ("docx", "Word (DOCX)"),
+                ],
+                default="markdown",
+                max_length=10,
+                verbose_name="format",
+            ),
         ),
     ]

@@ -4,40 +4,54 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('retrieval', '0007_pages'),
+        ("retrieval", "0007_pages"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='document',
-            name='etag',
-            field=models.CharField(blank=True, max_length=500, verbose_name='ETag'),
+            model_name="document",
+            name="etag",
+            field=models.CharField(blank=True, max_length=500, verbose_name="ETag"),
         ),
         migrations.AddField(
-            model_name='document',
-            name='fetch_error',
-            field=models.TextField(blank=True, verbose_name='galat pengambilan'),
+            model_name="document",
+            name="fetch_error",
+            field=models.TextField(blank=True, verbose_name="galat pengambilan"),
         ),
         migrations.AddField(
-            model_name='document',
-            name='fetch_every_hours',
-            field=models.PositiveIntegerField(blank=True, help_text='Kosong: tidak diambil ulang dari URL. Diisi: fetch_sources dan worker mengambilnya ulang', null=True, verbose_name='ambil ulang tiap (jam)'),
+            model_name="document",
+            name="fetch_every_hours",
+            field=models.PositiveIntegerField(
+                blank=True,
+                help_text="Kosong: tidak diambil ulang dari URL. Diisi: fetch_sources dan worker mengambilnya ulang",
+                null=True,
+                verbose_name="ambil ulang tiap (jam)",
+            ),
         ),
         migrations.AddField(
-            model_name='document',
-            name='fetch_status',
-            field=models.CharField(blank=True, choices=[('changed', 'Berubah — revisi baru'), ('unchanged', 'Tidak berubah'), ('not_modified', 'Tidak berubah (304)'), ('failed', 'Gagal')], max_length=20, verbose_name='hasil pengambilan'),
+            model_name="document",
+            name="fetch_status",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("changed", "Berubah — revisi baru"),
+                    ("unchanged", "Tidak berubah"),
+                    ("not_modified", "Tidak berubah (304)"),
+                    ("failed", "Gagal"),
+                ],
+                max_length=20,
+                verbose_name="hasil pengambilan",
+            ),
         ),
         migrations.AddField(
-            model_name='document',
-            name='last_fetched_at',
-            field=models.DateTimeField(blank=True, null=True, verbose_name='terakhir diambil'),
+            model_name="document",
+            name="last_fetched_at",
+            field=models.DateTimeField(blank=True, null=True, verbose_name="terakhir diambil"),
         ),
         migrations.AddField(
-            model_name='document',
-            name='last_modified',
-            field=models.CharField(blank=True, max_length=100, verbose_name='Last-Modified'),
+            model_name="document",
+            name="last_modified",
+            field=models.CharField(blank=True, max_length=100, verbose_name="Last-Modified"),
         ),
     ]

@@ -22,8 +22,12 @@ def _page(offset, page_starts):
 def backfill(apps, schema_editor):
     Chunk = apps.get_model("retrieval", "Chunk")
     # Only PDF chunks have a page; the rest keep page_end empty, as ingestion leaves it.
-    chunks = (Chunk.objects.filter(page__isnull=False, page_end__isnull=True).select_related("revision")
-              .only("pk", "page", "char_start", "char_end", "revision", "revision__page_starts").order_by("pk"))
+    chunks = (
+        Chunk.objects.filter(page__isnull=False, page_end__isnull=True)
+        .select_related("revision")
+        .only("pk", "page", "char_start", "char_end", "revision", "revision__page_starts")
+        .order_by("pk")
+    )
     batch = []
     for chunk in chunks.iterator(chunk_size=BATCH):
         starts = chunk.revision.page_starts or []
@@ -39,16 +43,20 @@ def backfill(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('retrieval', '0008_fetching'),
+        ("retrieval", "0008_fetching"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='chunk',
-            name='page_end',
-            field=models.PositiveIntegerField(blank=True, help_text='Halaman terakhir yang dicakup potongan (PDF)', null=True, verbose_name='halaman akhir'),
+            model_name="chunk",
+            name="page_end",
+            field=models.PositiveIntegerField(
+                blank=True,
+                help_text="Halaman terakhir yang dicakup potongan (PDF)",
+                null=True,
+                verbose_name="halaman akhir",
+            ),
         ),
         migrations.RunPython(backfill, migrations.RunPython.noop, elidable=True),
     ]

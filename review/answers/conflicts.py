@@ -60,13 +60,18 @@ def current_revisions(chunks: list[Hit]) -> dict[str, int]:
     keys = {h.document for h in chunks if h.superseded}
     if not keys:
         return {}
-    return dict(Document.objects.filter(key__in=keys, current_revision__isnull=False)
-                .values_list("key", "current_revision__number"))
+    return dict(
+        Document.objects.filter(key__in=keys, current_revision__isnull=False).values_list(
+            "key", "current_revision__number"
+        )
+    )
 
 
 def _source(hit: Hit) -> str:
-    return (f"{hit.document} r{hit.revision} ({source_types.label(hit.source_type).lower()}, "
-            f"{hit.document_date or 'tanggal tidak diketahui'})")
+    return (
+        f"{hit.document} r{hit.revision} ({source_types.label(hit.source_type).lower()}, "
+        f"{hit.document_date or 'tanggal tidak diketahui'})"
+    )
 
 
 def _authority(hit: Hit) -> int:
@@ -100,24 +105,34 @@ def _weighing(sides: list[list[Hit]]) -> tuple[str, int | None, int | None, list
     elif not others:
         when = f"{names}: tanggal sama ({top})"
     else:
-        when = (f"{names} lebih baru{' (tanggal sama)' if len(tied) > 1 else ''} dari "
-                f"{', '.join(dict.fromkeys(_source(h) for h in others))}")
+        when = (
+            f"{names} lebih baru{' (tanggal sama)' if len(tied) > 1 else ''} dari "
+            f"{', '.join(dict.fromkeys(_source(h) for h in others))}"
+        )
     best = min(ranks)
     first = [i for i, r in enumerate(ranks) if r == best]
     if len(first) == len(sides):
         kinds = ", ".join(dict.fromkeys(_type(h) for h in strongest))
         weight = f"sama berwenang ({kinds}, peringkat {best})"
     else:
-        lower = ", ".join(dict.fromkeys(f"{_type(strongest[i])} peringkat {ranks[i]}"
-                                        for i in range(len(sides)) if i not in first))
-        weight = (f"{' dan '.join(dict.fromkeys(_source(strongest[i]) for i in first))} lebih berwenang "
-                  f"({_type(strongest[first[0]])} peringkat {best}, di atas {lower})")
-    return (f"{when}; {weight}", tied[0] if len(tied) == 1 and others else None,
-            first[0] if len(first) == 1 else None, ranks)
+        lower = ", ".join(
+            dict.fromkeys(f"{_type(strongest[i])} peringkat {ranks[i]}" for i in range(len(sides)) if i not in first)
+        )
+        weight = (
+            f"{' dan '.join(dict.fromkeys(_source(strongest[i]) for i in first))} lebih berwenang "
+            f"({_type(strongest[first[0]])} peringkat {best}, di atas {lower})"
+        )
+    return (
+        f"{when}; {weight}",
+        tied[0] if len(tied) == 1 and others else None,
+        first[0] if len(first) == 1 else None,
+        ranks,
+    )
 
 
-def _conflict(kind: str, sides: list[list[Hit]], labels: list[str], values: dict[str, str],
-              lead: str | None = None) -> Conflict:
+def _conflict(
+    kind: str, sides: list[list[Hit]], labels: list[str], values: dict[str, str], lead: str | None = None
+) -> Conflict:
     """One conflict: its sides (newest side first — the more authoritative
     first between sides of one date — and each side's sources newest first),
     what each side says and the weighing, in the note and as fields. The
@@ -128,12 +143,22 @@ def _conflict(kind: str, sides: list[list[Hit]], labels: list[str], values: dict
     sides, labels = [sides[i] for i in order], [labels[i] for i in order]
     weighing, newer, authoritative, ranks = _weighing(sides)
     if lead is None:
-        lead = "; ".join(f"{label}: " + ", ".join(dict.fromkeys(_source(h) for h in side))
-                         for label, side in zip(labels, sides, strict=True))
-    return Conflict(evidence_ids=[h.evidence_id for side in sides for h in side], kind=kind,
-                    note=f"{lead}. {weighing[:1].upper()}{weighing[1:]}.",
-                    sides=[[h.evidence_id for h in side] for side in sides], values=values, labels=labels,
-                    newer=newer, authoritative=authoritative, ranks=ranks, weighing=weighing)
+        lead = "; ".join(
+            f"{label}: " + ", ".join(dict.fromkeys(_source(h) for h in side))
+            for label, side in zip(labels, sides, strict=True)
+        )
+    return Conflict(
+        evidence_ids=[h.evidence_id for side in sides for h in side],
+        kind=kind,
+        note=f"{lead}. {weighing[:1].upper()}{weighing[1:]}.",
+        sides=[[h.evidence_id for h in side] for side in sides],
+        values=values,
+        labels=labels,
+        newer=newer,
+        authoritative=authoritative,
+        ranks=ranks,
+        weighing=weighing,
+    )
 
 
 # The units a claim could have been made of: the generator's candidates
@@ -167,22 +192,29 @@ def statements(chunks: list[Hit], claims: list[Claim], question: str, scored: Sc
         return {h.evidence_id: out.get(h.evidence_id, "") for h in chunks}
     # A chunk with no sentence (a table, a list of fragments) speaks through
     # its text — less any line addressed to a model, which asserts nothing.
-    rest = [(h, [u.text for u in hit_units(h)] or [without_instructions(h.text)])
-            for h in chunks if h.evidence_id not in cited]
+    rest = [
+        (h, [u.text for u in hit_units(h)] or [without_instructions(h.text)])
+        for h in chunks
+        if h.evidence_id not in cited
+    ]
     flat = [question] + [s for _, group in rest for s in group]
     question_terms, *terms = stems(flat)
     start = 0
     for hit, group in rest:
-        overlaps = [len(question_terms & t) for t in terms[start:start + len(group)]]
+        overlaps = [len(question_terms & t) for t in terms[start : start + len(group)]]
         best = max(overlaps)
         out[hit.evidence_id] = " ".join(s for s, o in zip(group, overlaps, strict=True) if o == best)
         start += len(group)
     return out
 
 
-def conflicts_find(chunks: list[Hit], said: dict[str, str],
-                   stages_said: dict[str, str] | None = None, codes: set[str] | None = None,
-                   codes_said: dict[str, str] | None = None) -> list[Conflict]:
+def conflicts_find(
+    chunks: list[Hit],
+    said: dict[str, str],
+    stages_said: dict[str, str] | None = None,
+    codes: set[str] | None = None,
+    codes_said: dict[str, str] | None = None,
+) -> list[Conflict]:
     """Where the sources (document revisions) disagree.
 
     Availability status, read from ``stages_said`` (None: the question does
@@ -200,8 +232,14 @@ def conflicts_find(chunks: list[Hit], said: dict[str, str],
             by_stage.setdefault(stage, []).append(hit)
     if len(by_stage) > 1:
         stages = list(by_stage)
-        found.append(_conflict("status", [by_stage[st] for st in stages], [STATUS_LABELS[st] for st in stages],
-                               {h.evidence_id: st for st in stages for h in by_stage[st]}))
+        found.append(
+            _conflict(
+                "status",
+                [by_stage[st] for st in stages],
+                [STATUS_LABELS[st] for st in stages],
+                {h.evidence_id: st for st in stages for h in by_stage[st]},
+            )
+        )
 
     values = {h.evidence_id: mentions(said[h.evidence_id]) for h in chunks}
     seen: set[tuple] = set()
@@ -216,8 +254,15 @@ def conflicts_find(chunks: list[Hit], said: dict[str, str],
         if conflict and (pair, conflict[0]) not in seen:
             seen.add((pair, conflict[0]))
             kind, lead, new_value, old_value = conflict
-            found.append(_conflict(kind, [[newer], [older]], [new_value, old_value],
-                                   {newer.evidence_id: new_value, older.evidence_id: old_value}, lead))
+            found.append(
+                _conflict(
+                    kind,
+                    [[newer], [older]],
+                    [new_value, old_value],
+                    {newer.evidence_id: new_value, older.evidence_id: old_value},
+                    lead,
+                )
+            )
     if codes:
         found += _meaning_conflicts(chunks, codes_said or said, codes)
     return found
@@ -229,12 +274,18 @@ def conflicts_find(chunks: list[Hit], said: dict[str, str],
 # sudah tidak berlaku", "yang saat itu menyebut …"); a sentence saying what
 # holds now ("masih private preview", "saat ini", "hingga kini", "Status:")
 # outweighs the rest of the source's sentences.
-_ENDED = re.compile(r"\b(?:sudah|telah)\s+(?:tidak\s+berlaku|berakhir|usang|dihentikan)\b|\btidak\s+berlaku\s+lagi\b"
-                    r"|\b(?:saat|waktu|ketika)\s+itu\b|\b(?:sebelumnya|semula|awalnya|dulu|dulunya)\b"
-                    r"|\bno\s+longer\b|\bhas\s+ended\b|\bpreviously\b|\bat\s+the\s+time\b", re.I)
+_ENDED = re.compile(
+    r"\b(?:sudah|telah)\s+(?:tidak\s+berlaku|berakhir|usang|dihentikan)\b|\btidak\s+berlaku\s+lagi\b"
+    r"|\b(?:saat|waktu|ketika)\s+itu\b|\b(?:sebelumnya|semula|awalnya|dulu|dulunya)\b"
+    r"|\bno\s+longer\b|\bhas\s+ended\b|\bpreviously\b|\bat\s+the\s+time\b",
+    re.I,
+)
 _BRACKETS = str.maketrans("()[]", "    ")
-_NOW = re.compile(r"\b(?:masih|saat\s+ini|hingga\s+kini|sampai\s+kini|hingga\s+sekarang|sampai\s+sekarang|sekarang|kini"
-                  r"|still|currently|now)\b|\bstatus\s*:", re.I)
+_NOW = re.compile(
+    r"\b(?:masih|saat\s+ini|hingga\s+kini|sampai\s+kini|hingga\s+sekarang|sampai\s+sekarang|sekarang|kini"
+    r"|still|currently|now)\b|\bstatus\s*:",
+    re.I,
+)
 
 
 def _stage(said: str, text: str) -> str | None:
@@ -251,8 +302,11 @@ def _stage(said: str, text: str) -> str | None:
 def _stage_of(text: str, now_only: bool = False) -> str | None:
     # Brackets around a name ("sebelum tersedia umum (GA)") do not change
     # what is asserted, nor what negates it.
-    kept = [s.translate(_BRACKETS) for s in _SEGMENT.split(plain(text))
-            if s.strip() and "?" not in s and not _ENDED.search(s)]
+    kept = [
+        s.translate(_BRACKETS)
+        for s in _SEGMENT.split(plain(text))
+        if s.strip() and "?" not in s and not _ENDED.search(s)
+    ]
     now = [stage for s in kept if _NOW.search(s) and (stage := availability(s))]
     if not now and not now_only:
         now = [stage for s in kept if (stage := availability(s))]
@@ -262,10 +316,12 @@ def _stage_of(text: str, now_only: bool = False) -> str | None:
 # --- numbers outside the context ------------------------------------------------
 
 # Words too common beside a quantity to say what it is the quantity of.
-_FRAME = frozenset("""selama sesuai berlaku setelah sebelum mulai hanya paling lambat cepat maksimum maksimal minimum
+_FRAME = frozenset(
+    """selama sesuai berlaku setelah sebelum mulai hanya paling lambat cepat maksimum maksimal minimum
     minimal default hingga sampai kurang lebih sekitar hampir tahun bulan minggu hari menit detik dalam jangka
     waktu periode total rata januari februari maret april juni juli agustus september oktober november
-    desember""".split())
+    desember""".split()
+)
 _WORD = re.compile(r"[A-Za-zÀ-ÿ]{4,}")
 # A table row read with its header: "File di trash — Masa retensi: 60 hari; Keterangan: …".
 _ROW_CELLS = re.compile(r"^(?P<label>[^—:]{1,120}?) — [^:;—]{1,60}:")
@@ -287,14 +343,15 @@ def _subject(text: str, start: int, end: int) -> _Subject:
     5-letter prefixes, so "dihapus" and "dihapusnya" agree."""
     row = _ROW_CELLS.match(text)
     if row is not None and row.end("label") < start:
-        cell = text[row.end("label"):start].rsplit("; ", 1)[-1].removeprefix(" — ")
+        cell = text[row.end("label") : start].rsplit("; ", 1)[-1].removeprefix(" — ")
         thing = _prefixes(_WORD.findall(row.group("label")))
         return _Subject(thing, thing | _prefixes(_WORD.findall(cell.split(":", 1)[0] if ":" in cell else "")))
     sentence_start = max((m.end() for m in _SEGMENT.finditer(text, 0, start)), default=0)
     after = _SEGMENT.search(text, end)
     before = [w for w in _WORD.findall(text[sentence_start:start]) if _content(w)][-6:]
-    words = _prefixes(before + [w for w in _WORD.findall(text[end:after.start() if after else len(text)])
-                                if _content(w)][:4])
+    words = _prefixes(
+        before + [w for w in _WORD.findall(text[end : after.start() if after else len(text)]) if _content(w)][:4]
+    )
     return _Subject(words, words)
 
 
@@ -322,7 +379,7 @@ def _quantities(text: str) -> list[tuple[str, str, str, _Subject]]:
     for m in mentions(text):
         if m.kind != "number":
             continue
-        places = [at for at in re.finditer(re.escape(m.text), text)]
+        places = list(re.finditer(re.escape(m.text), text))
         at = places[min(seen[m.text], len(places) - 1)]
         seen[m.text] += 1
         out.append((m.unit, m.value, m.text, _subject(text, at.start(), at.end())))
@@ -347,8 +404,9 @@ def _asked_units(question: str) -> frozenset[str] | None:
     return None if asks_for_quantity(question) else frozenset()
 
 
-def numbers_beyond(chunks: list[Hit], said: dict[str, str], others: list[Hit], question: str,
-                   conflicts: list[Conflict]) -> tuple[list[Conflict], list[Hit]]:
+def numbers_beyond(
+    chunks: list[Hit], said: dict[str, str], others: list[Hit], question: str, conflicts: list[Conflict]
+) -> tuple[list[Conflict], list[Hit]]:
     """Numbers the answer gives (``said``: what each chunk of the context
     asserts in answer) that another retrieved source gives otherwise: the
     same unit of measure — one the question asks a number in — the same
@@ -365,8 +423,11 @@ def numbers_beyond(chunks: list[Hit], said: dict[str, str], others: list[Hit], q
     question_words = _prefixes(_WORD.findall(question))
     in_context = {h.evidence_id for h in chunks}
     paired = {frozenset(e.rsplit(":", 1)[0] for e in c.evidence_ids) for c in conflicts if c.kind == "number"}
-    stated = {h.evidence_id: [(u.text, _quantities(u.text)) for u in hit_units(h)]
-              for h in others if not (h.superseded or h.via_graph)}
+    stated = {
+        h.evidence_id: [(u.text, _quantities(u.text)) for u in hit_units(h)]
+        for h in others
+        if not (h.superseded or h.via_graph)
+    }
     found: list[Conflict] = []
     joined: list[Hit] = []
     for hit in chunks:
@@ -376,8 +437,12 @@ def numbers_beyond(chunks: list[Hit], said: dict[str, str], others: list[Hit], q
             given = {(q[0], q[1]) for q in quantities}
             for other in others:
                 sources = frozenset({f"{hit.document}:r{hit.revision}", f"{other.document}:r{other.revision}"})
-                if not asserted or other.evidence_id not in stated or other.document == hit.document \
-                        or sources in paired:
+                if (
+                    not asserted
+                    or other.evidence_id not in stated
+                    or other.document == hit.document
+                    or sources in paired
+                ):
                     continue
                 best = None
                 for text, theirs in stated[other.evidence_id]:
@@ -386,21 +451,31 @@ def numbers_beyond(chunks: list[Hit], said: dict[str, str], others: list[Hit], q
                     also = {(q[0], q[1]) for q in theirs}
                     for unit, value, written, subject in asserted:
                         for their_unit, their_value, their_written, their_subject in theirs:
-                            if (their_unit == unit and their_value != value and (unit, value) not in also
-                                    and (their_unit, their_value) not in given
-                                    and _same_subject(subject, their_subject)
-                                    and their_subject.words & question_words
-                                    and (best is None or len(subject.words & their_subject.words) > best[0])):
+                            if (
+                                their_unit == unit
+                                and their_value != value
+                                and (unit, value) not in also
+                                and (their_unit, their_value) not in given
+                                and _same_subject(subject, their_subject)
+                                and their_subject.words & question_words
+                                and (best is None or len(subject.words & their_subject.words) > best[0])
+                            ):
                                 best = (len(subject.words & their_subject.words), written, their_written)
                 if best is None:
                     continue
                 paired.add(sources)
                 value = {hit.evidence_id: best[1], other.evidence_id: best[2]}
                 newer, older = (hit, other) if _date(hit) >= _date(other) else (other, hit)
-                found.append(_conflict("number", [[newer], [older]],
-                                       [value[newer.evidence_id], value[older.evidence_id]], value,
-                                       f"{_source(newer)}: “{value[newer.evidence_id]}”; "
-                                       f"{_source(older)}: “{value[older.evidence_id]}”"))
+                found.append(
+                    _conflict(
+                        "number",
+                        [[newer], [older]],
+                        [value[newer.evidence_id], value[older.evidence_id]],
+                        value,
+                        f"{_source(newer)}: “{value[newer.evidence_id]}”; "
+                        f"{_source(older)}: “{value[older.evidence_id]}”",
+                    )
+                )
                 if other.evidence_id not in in_context and other not in joined:
                     joined.append(other)
     return found, joined
@@ -409,8 +484,11 @@ def numbers_beyond(chunks: list[Hit], said: dict[str, str], others: list[Hit], q
 # What defines a code: "LD-4031 berarti …", "…, artinya …", or the meaning
 # column of an error table's row read with its header ("LD-4031 — Kategori:
 # Kuota; Arti: …": the category is not the meaning).
-_DEFINES = re.compile(r"\b(?:berarti|artinya|arti|bermakna|bermaksud|maksudnya|menandakan|means|indicates)\b"
-                      r"(?:\s+\w+)?\s*[:,]?\s+(?P<meaning>\w+\s+\w+.*)", re.I)
+_DEFINES = re.compile(
+    r"\b(?:berarti|artinya|arti|bermakna|bermaksud|maksudnya|menandakan|means|indicates)\b"
+    r"(?:\s+\w+)?\s*[:,]?\s+(?P<meaning>\w+\s+\w+.*)",
+    re.I,
+)
 _ROW = re.compile(r"^\S+ — ")
 _MEANING_KEY = re.compile(r"^\W*(arti|makna|keterangan|deskripsi|penjelasan|meaning|description)\b", re.I)
 # A meaning the source itself gives as the past one ("Sebelumnya LD-4031
@@ -451,16 +529,23 @@ def _meaning_conflicts(chunks: list[Hit], said: dict[str, str], codes: set[str])
             pair = tuple(sorted([(a.document, a.revision), (b.document, b.revision)]))
             if pair[0] == pair[1] or pair in seen or not defined[a.evidence_id] or not defined[b.evidence_id]:
                 continue
-            overlaps = [_overlap(terms[x] - cue, terms[y] - cue)
-                        for x in defined[a.evidence_id] for y in defined[b.evidence_id]]
+            overlaps = [
+                _overlap(terms[x] - cue, terms[y] - cue) for x in defined[a.evidence_id] for y in defined[b.evidence_id]
+            ]
             if max(overlaps) >= 1 / 3:
                 continue  # they share a meaning: a short gloss and a long definition agree
             seen.add(pair)
             newer, older = (a, b) if _date(a) >= _date(b) else (b, a)
             new_value, old_value = defined[newer.evidence_id][0], defined[older.evidence_id][0]
-            found.append(_conflict("meaning", [[newer], [older]], [new_value, old_value],
-                                   {newer.evidence_id: new_value, older.evidence_id: old_value},
-                                   f"{code.upper()}: {_source(newer)}: “{new_value}”; {_source(older)}: “{old_value}”"))
+            found.append(
+                _conflict(
+                    "meaning",
+                    [[newer], [older]],
+                    [new_value, old_value],
+                    {newer.evidence_id: new_value, older.evidence_id: old_value},
+                    f"{code.upper()}: {_source(newer)}: “{new_value}”; {_source(older)}: “{old_value}”",
+                )
+            )
     return found
 
 
@@ -469,8 +554,9 @@ def _overlap(a: set[str], b: set[str]) -> float:
     return len(a & b) / max(min(len(a), len(b)), 1)
 
 
-def conflict_sides_claimed(claims: list[Claim], conflicts: list[Conflict], scored: Scored,
-                           joined: list[Hit] | None = None) -> list[Claim]:
+def conflict_sides_claimed(
+    claims: list[Claim], conflicts: list[Conflict], scored: Scored, joined: list[Hit] | None = None
+) -> list[Claim]:
     """``claims`` with one claim for each side of a conflict that no claim
     cites: the most probable unit of that side that says what the side
     says (its stage, its value, its definition), flagged ``conflict`` (and
@@ -487,20 +573,42 @@ def conflict_sides_claimed(claims: list[Claim], conflicts: list[Conflict], score
             if cited & set(side):
                 continue
             units = [u for u in scored.units if u.hit.evidence_id in side]  # most probable first
-            unit = next((u for u in units if _says(u.unit.text, conflict.kind, conflict.values.get(u.hit.evidence_id))),
-                        units[0] if units else None)
+            unit = next(
+                (u for u in units if _says(u.unit.text, conflict.kind, conflict.values.get(u.hit.evidence_id))),
+                units[0] if units else None,
+            )
             if unit is None:
-                found = next(((h, u) for e in side if (h := unscored.get(e)) for u in hit_units(h)
-                              if _says(u.text, conflict.kind, conflict.values.get(e))), None)
+                found = next(
+                    (
+                        (h, u)
+                        for e in side
+                        if (h := unscored.get(e))
+                        for u in hit_units(h)
+                        if _says(u.text, conflict.kind, conflict.values.get(e))
+                    ),
+                    None,
+                )
                 if found is not None:
                     hit, one = found
-                    out.append(Claim(text=one.text, evidence_ids=[hit.evidence_id], flags=["conflict", "weak_support"],
-                                     spans={hit.evidence_id: [one.start, one.end]}))
+                    out.append(
+                        Claim(
+                            text=one.text,
+                            evidence_ids=[hit.evidence_id],
+                            flags=["conflict", "weak_support"],
+                            spans={hit.evidence_id: [one.start, one.end]},
+                        )
+                    )
                     cited |= set(side)
                 continue
-            out.append(Claim(text=unit.unit.text, evidence_ids=[unit.hit.evidence_id],
-                             flags=["conflict"] + (["weak_support"] if unit.probability < bar else []),
-                             spans={unit.hit.evidence_id: [unit.unit.start, unit.unit.end]}, score=unit.probability))
+            out.append(
+                Claim(
+                    text=unit.unit.text,
+                    evidence_ids=[unit.hit.evidence_id],
+                    flags=["conflict"] + (["weak_support"] if unit.probability < bar else []),
+                    spans={unit.hit.evidence_id: [unit.unit.start, unit.unit.end]},
+                    score=unit.probability,
+                )
+            )
             cited |= set(side)
     return out
 
@@ -531,8 +639,9 @@ def _different_subjects_text(a: str, b: str) -> bool:
     return bool(first and second and not first & second)
 
 
-def _differing_value(newer: Hit, older: Hit, new_mentions: list,
-                     old_mentions: list) -> tuple[str, str, str, str] | None:
+def _differing_value(
+    newer: Hit, older: Hit, new_mentions: list, old_mentions: list
+) -> tuple[str, str, str, str] | None:
     """Same unit, the same attribute measured (for dates: the same event),
     different value, and neither value found on the other side."""
     new_values = {(m.unit, m.value) for m in new_mentions}
@@ -540,8 +649,13 @@ def _differing_value(newer: Hit, older: Hit, new_mentions: list,
     for m in new_mentions:
         for o in old_mentions:
             same = m.context & o.context if m.kind == "date" else same_attribute(m.context, o.context)
-            if (m.unit == o.unit and m.value != o.value and same
-                    and (m.unit, m.value) not in old_values and (o.unit, o.value) not in new_values):
+            if (
+                m.unit == o.unit
+                and m.value != o.value
+                and same
+                and (m.unit, m.value) not in old_values
+                and (o.unit, o.value) not in new_values
+            ):
                 kind = "date" if m.kind == "date" else "number"
                 return kind, f"{_source(newer)}: “{m.text}”; {_source(older)}: “{o.text}”", m.text, o.text
     return None

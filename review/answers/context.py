@@ -43,19 +43,22 @@ class ContextPolicy:
         return cls(**settings.NALARKU_CONTEXT)
 
 
-def passes_bar(hit: Hit, *, best_similarity: float | None, question_facts: set[str],
-               policy: ContextPolicy) -> bool:
+def passes_bar(hit: Hit, *, best_similarity: float | None, question_facts: set[str], policy: ContextPolicy) -> bool:
     if hit.rerank_score is not None:
         return True
-    if hit.semantic_score is not None and best_similarity is not None and (
-            hit.semantic_score >= max(policy.min_similarity, best_similarity - policy.margin)):
+    if (
+        hit.semantic_score is not None
+        and best_similarity is not None
+        and (hit.semantic_score >= max(policy.min_similarity, best_similarity - policy.margin))
+    ):
         return True
     exact = [f for f in question_facts if any(c.isalpha() for c in f) and any(c.isdigit() or c in "_-" for c in f)]
     return hit.lexical_rank is not None and any(fact_present(f, hit.text) for f in exact)
 
 
-def context_select(hits: list[Hit], *, question: str, newest_first: bool = False,
-                   policy: ContextPolicy | None = None) -> list[Hit]:
+def context_select(
+    hits: list[Hit], *, question: str, newest_first: bool = False, policy: ContextPolicy | None = None
+) -> list[Hit]:
     """The chunks to send, strongest first (newest first for questions about
     the present), within the token budget."""
     policy = policy or ContextPolicy.from_settings()
@@ -63,10 +66,16 @@ def context_select(hits: list[Hit], *, question: str, newest_first: bool = False
     best = max(scored) if scored else None
     question_facts = facts(question)
     direct = [h for h in hits if not h.via_graph]
-    leading = {h.chunk_id for h in direct[:policy.leading]
-               if h.semantic_score is not None and h.semantic_score >= policy.min_similarity}
-    kept = [h for h in hits if h.chunk_id in leading
-            or passes_bar(h, best_similarity=best, question_facts=question_facts, policy=policy)]
+    leading = {
+        h.chunk_id
+        for h in direct[: policy.leading]
+        if h.semantic_score is not None and h.semantic_score >= policy.min_similarity
+    }
+    kept = [
+        h
+        for h in hits
+        if h.chunk_id in leading or passes_bar(h, best_similarity=best, question_facts=question_facts, policy=policy)
+    ]
     if newest_first:
         # Questions about the present: official sources first, then the
         # newest (stable sorts: within a date, relevance order stays).
@@ -102,11 +111,13 @@ def context_render(chunks: list[Hit]) -> str:
 
     blocks = []
     for hit in chunks:
-        header = (f'<evidence id="{hit.evidence_id}" document="{hit.document}" revision="{hit.revision}" '
-                  f'title="{_attr(hit.title)}" heading="{_attr(hit.heading_path)}" '
-                  f'date="{hit.document_date or "tidak diketahui"}" '
-                  f'source_type="{hit.source_type}" superseded="{str(hit.superseded).lower()}" '
-                  f'url="{_attr(hit.url)}">')
+        header = (
+            f'<evidence id="{hit.evidence_id}" document="{hit.document}" revision="{hit.revision}" '
+            f'title="{_attr(hit.title)}" heading="{_attr(hit.heading_path)}" '
+            f'date="{hit.document_date or "tidak diketahui"}" '
+            f'source_type="{hit.source_type}" superseded="{str(hit.superseded).lower()}" '
+            f'url="{_attr(hit.url)}">'
+        )
         units = hit_units(hit)
         text = "\n".join(f"[{hit.evidence_id}#{n}] {u.text}" for n, u in enumerate(units, 1)) or hit.text
         body = text.replace("<evidence", "‹evidence").replace("</evidence", "‹/evidence")

@@ -43,8 +43,10 @@ def draft_schema() -> dict[str, Any]:
 class Claim(ClaimDraft):
     model_config = ConfigDict(extra="forbid")
 
-    flags: list[str] = Field(default_factory=list, description=(
-        "evidence_removed, unsupported_fact, weak_support, superseded_evidence, conflict, via_graph"))
+    flags: list[str] = Field(
+        default_factory=list,
+        description=("evidence_removed, unsupported_fact, weak_support, superseded_evidence, conflict, via_graph"),
+    )
     # The unit each evidence id's text was quoted from, [start, end) in the
     # chunk, for the desk to highlight; and the scorer's probability that the
     # claim answers the question.

@@ -67,16 +67,28 @@ _QUESTION_WORD = [
 ]
 
 _YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")
-_MONTH = re.compile(r"\b(januari|februari|maret|april|mei|juni|juli|agustus|september|oktober|november|"
-                    r"desember|jan|feb|mar|apr|jun|jul|agu|agt|sep|okt|nov|des|abad)\b", re.I)
+_MONTH = re.compile(
+    r"\b(januari|februari|maret|april|mei|juni|juli|agustus|september|oktober|november|"
+    r"desember|jan|feb|mar|apr|jun|jul|agu|agt|sep|okt|nov|des|abad)\b",
+    re.I,
+)
 _NUMBER = re.compile(r"(?<![\w-])\d+(?:[.,]\d+)*(?![\w-])")
-_NUMBER_WORD = re.compile(r"\b(satu|dua|tiga|empat|lima|enam|tujuh|delapan|sembilan|sepuluh|sebelas|puluh|"
-                          r"ratus|ribu|juta|miliar|triliun|setengah)\b", re.I)
+_NUMBER_WORD = re.compile(
+    r"\b(satu|dua|tiga|empat|lima|enam|tujuh|delapan|sembilan|sepuluh|sebelas|puluh|"
+    r"ratus|ribu|juta|miliar|triliun|setengah)\b",
+    re.I,
+)
 _NAME = re.compile(r"(?<=[\w,;)] )[A-Z][\w'-]+")
-_PLACE = re.compile(r"\b(di|ke|dari)\s+[A-Z]|\b(kota|provinsi|kabupaten|negara|pulau|desa|kecamatan|wilayah|"
-                    r"benua|ibu kota|daerah|kawasan|gedung|jalan)\b", re.I)
-_REASON = re.compile(r"\b(karena|sebab|disebabkan|akibat|oleh karena|sehingga|agar|supaya|untuk|alasan|"
-                     r"because|due to)\b", re.I)
+_PLACE = re.compile(
+    r"\b(di|ke|dari)\s+[A-Z]|\b(kota|provinsi|kabupaten|negara|pulau|desa|kecamatan|wilayah|"
+    r"benua|ibu kota|daerah|kawasan|gedung|jalan)\b",
+    re.I,
+)
+_REASON = re.compile(
+    r"\b(karena|sebab|disebabkan|akibat|oleh karena|sehingga|agar|supaya|untuk|alasan|"
+    r"because|due to)\b",
+    re.I,
+)
 
 
 _ENGLISH_WH = re.compile(r"\b(when|how\s+(?:many|much|long|often|far)|who|where|why|how|is\s+it|which|what)\b", re.I)
@@ -232,30 +244,73 @@ def _answer_types(text: str, question: Question) -> dict[str, float]:
     }
 
 
-_FIT = {"kapan": ("has_date",), "berapa": ("has_number",), "siapa": ("has_name",),
-        "dimana": ("has_place", "has_name"), "mengapa": ("has_reason",)}
+_FIT = {
+    "kapan": ("has_date",),
+    "berapa": ("has_number",),
+    "siapa": ("has_name",),
+    "dimana": ("has_place", "has_name"),
+    "mengapa": ("has_reason",),
+}
 
-NAMES_V2 = ("cos", "cos_gap", "cos_rank", "cos_chunk_gap", "cov_unit", "cov_chunk",
-            "cov_context", "cov_gap", "miss_unit", "miss_chunk", "miss_context", "miss_context_count",
-            "question_facts", "facts_unit", "facts_chunk", "has_date", "has_number", "has_name", "has_place",
-            "has_reason", "fit", "novelty", "length", "position",
-            *(f"q_{w}" for w in QUESTION_WORDS))
+NAMES_V2 = (
+    "cos",
+    "cos_gap",
+    "cos_rank",
+    "cos_chunk_gap",
+    "cov_unit",
+    "cov_chunk",
+    "cov_context",
+    "cov_gap",
+    "miss_unit",
+    "miss_chunk",
+    "miss_context",
+    "miss_context_count",
+    "question_facts",
+    "facts_unit",
+    "facts_chunk",
+    "has_date",
+    "has_number",
+    "has_name",
+    "has_place",
+    "has_reason",
+    "fit",
+    "novelty",
+    "length",
+    "position",
+    *(f"q_{w}" for w in QUESTION_WORDS),
+)
 # Names, identifiers and numbers no unit (or no evidence) holds; whether the
 # question's terms could be compared with the evidence's at all.
-NAMES = (*NAMES_V2, "miss_protected_unit", "miss_protected_context", "cross_lingual",
-         "miss_rarity_unit", "miss_rarity_context")
+NAMES = (
+    *NAMES_V2,
+    "miss_protected_unit",
+    "miss_protected_context",
+    "cross_lingual",
+    "miss_rarity_unit",
+    "miss_rarity_context",
+)
 # The term columns that are unknown (NaN) when the question's terms cannot
 # be compared with the evidence's.
-_TERM_COLUMNS = ("cov_unit", "cov_chunk", "cov_context", "cov_gap", "miss_unit", "miss_chunk", "miss_context",
-                 "miss_context_count", "novelty", "miss_rarity_unit", "miss_rarity_context")
+_TERM_COLUMNS = (
+    "cov_unit",
+    "cov_chunk",
+    "cov_context",
+    "cov_gap",
+    "miss_unit",
+    "miss_chunk",
+    "miss_context",
+    "miss_context_count",
+    "novelty",
+    "miss_rarity_unit",
+    "miss_rarity_context",
+)
 
 
 def feature_names(version: str = FEATURES_VERSION) -> tuple[str, ...]:
     return NAMES_V2 if version == "features-v2" else NAMES
 
 
-def unit_features(question: Question, passages: Sequence[Passage],
-                  version: str = FEATURES_VERSION) -> np.ndarray:
+def unit_features(question: Question, passages: Sequence[Passage], version: str = FEATURES_VERSION) -> np.ndarray:
     """One row per unit of ``passages`` (in order), columns ``feature_names(version)``."""
     names = feature_names(version)
     signals = _SIGNALS[version]
@@ -286,23 +341,40 @@ def unit_features(question: Question, passages: Sequence[Passage],
             fit = max((types[t] for t in _FIT.get(question.word, ())), default=1.0)
             content = stems - question.stems - passage.breadcrumb_stems
             row = [
-                float(unit_cosines[i]), float(unit_cosines[i]) - best, 1.0 / rank[n],
+                float(unit_cosines[i]),
+                float(unit_cosines[i]) - best,
+                1.0 / rank[n],
                 float(unit_cosines[i]) - chunk_best,
-                unit_coverages[i], signals.coverage(question, chunk_terms), cov_context,
+                unit_coverages[i],
+                signals.coverage(question, chunk_terms),
+                cov_context,
                 unit_coverages[i] - best_coverage,
-                signals.missing(question, stems), signals.missing(question, chunk_terms),
-                miss_context, miss_context_count,
-                float(bool(question.facts)), _share_present(question.facts, f"{passage.breadcrumb} {unit.text}"),
+                signals.missing(question, stems),
+                signals.missing(question, chunk_terms),
+                miss_context,
+                miss_context_count,
+                float(bool(question.facts)),
+                _share_present(question.facts, f"{passage.breadcrumb} {unit.text}"),
                 facts_chunk,
-                types["has_date"], types["has_number"], types["has_name"], types["has_place"],
-                types["has_reason"], fit,
-                len(content) / max(len(stems), 1), math.log1p(len(unit.text.split())),
+                types["has_date"],
+                types["has_number"],
+                types["has_name"],
+                types["has_place"],
+                types["has_reason"],
+                fit,
+                len(content) / max(len(stems), 1),
+                math.log1p(len(unit.text.split())),
                 i / max(len(passage.units) - 1, 1),
                 *words,
             ]
             if version != "features-v2":
-                row += [_missing_v3(question, stems, question.protected), protected_context,
-                        float(question.cross_lingual), _rarest_missing(question, stems), rarest_context]
+                row += [
+                    _missing_v3(question, stems, question.protected),
+                    protected_context,
+                    float(question.cross_lingual),
+                    _rarest_missing(question, stems),
+                    rarest_context,
+                ]
             rows.append(row)
             n += 1
     out = np.asarray(rows, dtype=np.float32)
@@ -318,16 +390,32 @@ def _share_present(wanted: set[str], text: str) -> float:
 
 
 def context_feature_names(version: str = FEATURES_VERSION) -> tuple[str, ...]:
-    return ("p1", "p2", "p3_mean", "p_sum", "cov_context", "miss_context", "miss_context_count",
-            "cos_best", "facts_best", *(f"q_{w}" for w in QUESTION_WORDS),
-            *(f"top_{name}" for name in feature_names(version)), *(f"top_product_{i}" for i in range(384)))
+    return (
+        "p1",
+        "p2",
+        "p3_mean",
+        "p_sum",
+        "cov_context",
+        "miss_context",
+        "miss_context_count",
+        "cos_best",
+        "facts_best",
+        *(f"q_{w}" for w in QUESTION_WORDS),
+        *(f"top_{name}" for name in feature_names(version)),
+        *(f"top_product_{i}" for i in range(384)),
+    )
 
 
 CONTEXT_NAMES = context_feature_names()
 
 
-def context_features(question: Question, unit_rows: np.ndarray, probabilities: np.ndarray,
-                     unit_vectors: np.ndarray, version: str = FEATURES_VERSION) -> np.ndarray:
+def context_features(
+    question: Question,
+    unit_rows: np.ndarray,
+    probabilities: np.ndarray,
+    unit_vectors: np.ndarray,
+    version: str = FEATURES_VERSION,
+) -> np.ndarray:
     """One row for the question and its whole evidence: how its units score
     (the best ones' probabilities), what the evidence as a whole covers, the
     most probable unit's own row, and the element-wise product of that
@@ -349,5 +437,22 @@ def context_features(question: Question, unit_rows: np.ndarray, probabilities: n
         cos_best = facts_best = 0.0
         top_row, product = np.zeros(len(names)), np.zeros(dims)
     words = [float(question.word == w) for w in QUESTION_WORDS]
-    return np.asarray([[padded[0], padded[1], padded[:3].mean(), min(float(top.sum()), 5.0),
-                        cov, miss, count, cos_best, facts_best, *words, *top_row, *product]], dtype=np.float32)
+    return np.asarray(
+        [
+            [
+                padded[0],
+                padded[1],
+                padded[:3].mean(),
+                min(float(top.sum()), 5.0),
+                cov,
+                miss,
+                count,
+                cos_best,
+                facts_best,
+                *words,
+                *top_row,
+                *product,
+            ]
+        ],
+        dtype=np.float32,
+    )

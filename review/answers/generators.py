@@ -90,8 +90,14 @@ class Candidate:
         return (self.similarity or 0.0) + self.coverage + (1.0 if self.identifier else 0.0)
 
 
-def candidates_score(question: str, chunks: list[Hit], *, min_coverage: float,
-                     provider: EmbeddingProvider | None = None, degraded: list[str] | None = None) -> list[Candidate]:
+def candidates_score(
+    question: str,
+    chunks: list[Hit],
+    *,
+    min_coverage: float,
+    provider: EmbeddingProvider | None = None,
+    degraded: list[str] | None = None,
+) -> list[Candidate]:
     """Every sentence of ``chunks`` that covers enough of the question (or
     holds an identifier from it), with its similarity. Shared by the
     extractive generator and its calibration (bench/calibrate_answers.py)."""
@@ -100,11 +106,11 @@ def candidates_score(question: str, chunks: list[Hit], *, min_coverage: float,
         return []
     contexts = [f"{hit.title} {hit.heading_path}" for hit in chunks]
     question_terms, *terms = stems([question] + [s for _, s in pairs] + contexts)
-    context_terms = dict(zip((h.evidence_id for h in chunks), terms[len(pairs):], strict=True))
+    context_terms = dict(zip((h.evidence_id for h in chunks), terms[len(pairs) :], strict=True))
     weights = idf_weights(question_terms)
     exact = {f for f in facts(question) if any(c.isalpha() for c in f)}
     shortlist = []
-    for (hit, sentence), sentence_terms in zip(pairs, terms[:len(pairs)], strict=True):
+    for (hit, sentence), sentence_terms in zip(pairs, terms[: len(pairs)], strict=True):
         covered = coverage(question_terms, sentence_terms | context_terms[hit.evidence_id], weights)
         identifier = any(fact_present(f, sentence) for f in exact)
         if identifier or covered >= min_coverage:  # only these are embedded: embedding is the slow part
@@ -144,8 +150,9 @@ class ExtractiveGenerator:
     def generate(self, question: str, chunks: list[Hit], scored: Scored) -> Generation:
         band = scored.band()
         if band == INSUFFICIENT:
-            return Generation(Draft(status="insufficient_evidence", claims=[],
-                                    missing=missing_phrases(scored)), self.name)
+            return Generation(
+                Draft(status="insufficient_evidence", claims=[], missing=missing_phrases(scored)), self.name
+            )
         # A further claim's unit must be near the best (claim_ratio × its
         # probability) and no weaker than the floor; the best one always makes
         # the first claim (the band decides the status).
@@ -160,12 +167,23 @@ class ExtractiveGenerator:
                     same.append(candidate)
             elif candidate.probability >= bar and len(groups) < self.max_claims:
                 groups.append([candidate])
-        claims = [Claim(text=g[0].unit.text, evidence_ids=[s.hit.evidence_id for s in g],
-                             spans={s.hit.evidence_id: [s.unit.start, s.unit.end] for s in g},
-                             score=g[0].probability) for g in groups]
-        missing = [] if band == ANSWERED else [
-            *(f"Tidak ada bukti tentang ‘{term}’" for term in scored.missing_terms),
-            f"Bukti yang lebih pasti: keyakinan penilai {scored.answerable:.0%} bahwa bukti menjawab pertanyaan"]
+        claims = [
+            Claim(
+                text=g[0].unit.text,
+                evidence_ids=[s.hit.evidence_id for s in g],
+                spans={s.hit.evidence_id: [s.unit.start, s.unit.end] for s in g},
+                score=g[0].probability,
+            )
+            for g in groups
+        ]
+        missing = (
+            []
+            if band == ANSWERED
+            else [
+                *(f"Tidak ada bukti tentang ‘{term}’" for term in scored.missing_terms),
+                f"Bukti yang lebih pasti: keyakinan penilai {scored.answerable:.0%} bahwa bukti menjawab pertanyaan",
+            ]
+        )
         return Generation(Draft(status=band, claims=claims, missing=missing), self.name)
 
 
@@ -185,8 +203,10 @@ def missing_phrases(scored: Scored) -> list[str]:
     word is covered, the kind of answer no unit gives."""
     if scored.missing_terms:
         return [f"Tidak ada bukti tentang ‘{term}’" for term in scored.missing_terms]
-    return [f"Bukti menyinggung topiknya, tetapi tidak ada kalimat yang memberi "
-            f"{question_kind_label(scored.question_word)} yang ditanyakan"]
+    return [
+        f"Bukti menyinggung topiknya, tetapi tidak ada kalimat yang memberi "
+        f"{question_kind_label(scored.question_word)} yang ditanyakan"
+    ]
 
 
 @dataclass
@@ -199,9 +219,21 @@ class CosineGenerator:
         if not scored.units:
             return Generation(Draft(status="insufficient_evidence", claims=[], missing=[]), self.name, scored=False)
         best = max(scored.units, key=lambda s: float(s.vector @ scored.vector))
-        return Generation(Draft(status="answered", claims=[Claim(
-            text=best.unit.text, evidence_ids=[best.hit.evidence_id],
-            spans={best.hit.evidence_id: [best.unit.start, best.unit.end]})], missing=[]), self.name, scored=False)
+        return Generation(
+            Draft(
+                status="answered",
+                claims=[
+                    Claim(
+                        text=best.unit.text,
+                        evidence_ids=[best.hit.evidence_id],
+                        spans={best.hit.evidence_id: [best.unit.start, best.unit.end]},
+                    )
+                ],
+                missing=[],
+            ),
+            self.name,
+            scored=False,
+        )
 
 
 @dataclass
@@ -220,29 +252,46 @@ class SentenceGenerator:
 
     def generate(self, question: str, chunks: list[Hit], scored: Scored | None = None) -> Generation:
         degraded: list[str] = []
-        candidates = candidates_score(question, chunks, min_coverage=self.min_coverage, provider=self.provider,
-                                      degraded=degraded)
+        candidates = candidates_score(
+            question, chunks, min_coverage=self.min_coverage, provider=self.provider, degraded=degraded
+        )
         best: dict[str, Candidate] = {}
         for candidate in candidates:
-            if (not candidate.identifier and candidate.similarity is not None
-                    and candidate.similarity < self.min_similarity):
+            if (
+                not candidate.identifier
+                and candidate.similarity is not None
+                and candidate.similarity < self.min_similarity
+            ):
                 continue
             current = best.get(candidate.hit.evidence_id)
             if current is None or candidate.score > current.score:
                 best[candidate.hit.evidence_id] = candidate
         if not best:
-            return Generation(Draft(status="insufficient_evidence", claims=[], missing=[missing_for(question)]),
-                              self.name, degraded=degraded, scored=False)
+            return Generation(
+                Draft(status="insufficient_evidence", claims=[], missing=[missing_for(question)]),
+                self.name,
+                degraded=degraded,
+                scored=False,
+            )
         if asks_for_quantity(question) and any(has_number(c.sentence) for c in best.values()):
             # "Berapa …?" is answered by a sentence with a number.
             best = {e: c for e, c in best.items() if has_number(c.sentence)}
-        chosen = sorted(best.values(), key=lambda c: -c.score)[:self.max_claims]
+        chosen = sorted(best.values(), key=lambda c: -c.score)[: self.max_claims]
         claims = [ClaimDraft(text=c.sentence, evidence_ids=[c.hit.evidence_id]) for c in chosen]
         if any(c.identifier or (c.similarity or 0.0) >= self.strong_similarity for c in chosen):
-            return Generation(Draft(status="answered", claims=claims, missing=[]), self.name, degraded=degraded, scored=False)
-        return Generation(Draft(status="needs_review", claims=claims,
-                                missing=["Bukti yang lebih langsung; kalimat yang ditemukan hanya terkait lemah"]),
-                          self.name, degraded=degraded, scored=False)
+            return Generation(
+                Draft(status="answered", claims=claims, missing=[]), self.name, degraded=degraded, scored=False
+            )
+        return Generation(
+            Draft(
+                status="needs_review",
+                claims=claims,
+                missing=["Bukti yang lebih langsung; kalimat yang ditemukan hanya terkait lemah"],
+            ),
+            self.name,
+            degraded=degraded,
+            scored=False,
+        )
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
@@ -265,17 +314,23 @@ class LlmGenerator:
     name: str = "llm"
 
     def generate(self, question: str, chunks: list[Hit], scored: Scored | None = None) -> Generation:
-        messages = [{"role": "system", "content": SYSTEM_PROMPT},
-                    {"role": "user", "content": f"PERTANYAAN:\n{question}\n\nBUKTI:\n{context_render(chunks)}"}]
+        messages = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": f"PERTANYAAN:\n{question}\n\nBUKTI:\n{context_render(chunks)}"},
+        ]
         schema = draft_schema()
         try:
             raw = self.client.complete_json(messages, schema, name="answer")
             draft, problem = _parse(raw)
             if draft is not None:
                 return Generation(draft, self.name, raw=raw)
-            repair = messages + [{"role": "assistant", "content": raw},
-                                 {"role": "user", "content": f"Jawaban itu tidak valid ({problem}). Kirim ulang "
-                                                             "hanya objek JSON yang sesuai skema."}]
+            repair = messages + [
+                {"role": "assistant", "content": raw},
+                {
+                    "role": "user",
+                    "content": f"Jawaban itu tidak valid ({problem}). Kirim ulang hanya objek JSON yang sesuai skema.",
+                },
+            ]
             raw_again = self.client.complete_json(repair, schema, name="answer")
         except LlmError as exc:
             raise GeneratorUnavailable(str(exc), transient=exc.transient) from exc
@@ -283,11 +338,16 @@ class LlmGenerator:
         if draft is not None:
             return Generation(draft, self.name, raw=raw_again, degraded=["generator_repaired"])
         logger.warning("generator output invalid twice: %s", problem)
-        return Generation(Draft(status="needs_review", claims=[],
-                                missing=["Generator tidak menghasilkan JSON yang valid; keluaran mentah "
-                                         "disimpan untuk admin."]),
-                          self.name, raw=f"{raw}\n\n--- perbaikan ---\n\n{raw_again}",
-                          degraded=["generator_invalid_output"])
+        return Generation(
+            Draft(
+                status="needs_review",
+                claims=[],
+                missing=["Generator tidak menghasilkan JSON yang valid; keluaran mentah disimpan untuk admin."],
+            ),
+            self.name,
+            raw=f"{raw}\n\n--- perbaikan ---\n\n{raw_again}",
+            degraded=["generator_invalid_output"],
+        )
 
 
 def _parse(raw: str) -> tuple[Draft | None, str]:

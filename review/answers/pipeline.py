@@ -57,9 +57,17 @@ class Asked:
     contract: AnswerContract
 
 
-def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as_of: date | None = None,
-                 generator: Generator | None = None, category: str = "", search_options: dict | None = None,
-                 question: Question | None = None, progress: Callable[[str], None] | None = None) -> Asked:
+def question_ask(
+    *,
+    text: str,
+    user: AbstractBaseUser | AnonymousUser | None,
+    as_of: date | None = None,
+    generator: Generator | None = None,
+    category: str = "",
+    search_options: dict | None = None,
+    question: Question | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Asked:
     """Answer ``text`` for ``user`` from what that user may see. Raises
     ``SearchError`` for an empty or over-long question. ``question`` is an
     already saved question to answer (the editor's desk saves it first);
@@ -87,8 +95,9 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
     progress("validate")
     with timed(timings, "validate"):
         validated = draft_validate(generation.draft, chunks, scored=scored if generation.scored else None)
-        conflicts, joined = _conflicts(chunks, validated.claims, response.query,
-                                       scored if generation.scored else None, hits)
+        conflicts, joined = _conflicts(
+            chunks, validated.claims, response.query, scored if generation.scored else None, hits
+        )
         chunks = chunks + joined  # sources outside the context that contradict it are evidence too
         current = current_revisions(chunks)
     degraded += [d for d in generation.degraded + validated.degraded if d not in degraded]
@@ -108,10 +117,12 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
         # that the evidence answers (it learned from contexts that agree):
         # an editor weighs both sides instead of hearing "not enough evidence".
         band = AnswerStatus.NEEDS_REVIEW
-        validated.missing = ["Sumber berbeda pendapat tentang jawabannya: editor memutuskan sisi mana yang "
-                             "berlaku (lihat konflik)"]
-    status = _status(band, validated.claims, conflicts, chunks, as_of=as_of,
-                     quoted=generation.generator == "extractive")
+        validated.missing = [
+            "Sumber berbeda pendapat tentang jawabannya: editor memutuskan sisi mana yang berlaku (lihat konflik)"
+        ]
+    status = _status(
+        band, validated.claims, conflicts, chunks, as_of=as_of, quoted=generation.generator == "extractive"
+    )
     if status == AnswerStatus.ANSWERED and "planted_instruction_ignored" in degraded:
         status = AnswerStatus.NEEDS_REVIEW  # the model was steered by a source: an editor looks
     missing = validated.missing
@@ -123,22 +134,39 @@ def question_ask(*, text: str, user: AbstractBaseUser | AnonymousUser | None, as
         if scored is not None and not any(m.startswith("Tidak ada bukti") for m in missing):
             missing = list(dict.fromkeys(missing_phrases(scored) + missing))  # the draft may hold them already
         missing = missing or ["Tidak ada bukti di arsip yang dapat Anda lihat yang menjawab pertanyaan ini"]
-    indexed = dict(Chunk.objects.filter(pk__in=[h.chunk_id for h in chunks])
-                   .values_list("key", "revision__indexed_at"))
+    indexed = dict(Chunk.objects.filter(pk__in=[h.chunk_id for h in chunks]).values_list("key", "revision__indexed_at"))
     evidence = {h.evidence_id: _evidence(h, current, indexed.get(h.evidence_id)) for h in chunks}
 
-    retrieval = {**options, "mode": response.mode, "as_of": as_of.isoformat() if as_of else None,
-                 "present": present, "context": vars(ContextPolicy.from_settings()),
-                 "fusion": settings.NALARKU_FUSION["method"],
-                 "reranker": settings.NALARKU_RERANK.get("provider") or None,
-                 "embedding_space": EmbeddingSpace.objects.filter(is_active=True).values_list("pk", flat=True).first(),
-                 "candidates": [h.evidence_id for h in hits]}
+    retrieval = {
+        **options,
+        "mode": response.mode,
+        "as_of": as_of.isoformat() if as_of else None,
+        "present": present,
+        "context": vars(ContextPolicy.from_settings()),
+        "fusion": settings.NALARKU_FUSION["method"],
+        "reranker": settings.NALARKU_RERANK.get("provider") or None,
+        "embedding_space": EmbeddingSpace.objects.filter(is_active=True).values_list("pk", flat=True).first(),
+        "candidates": [h.evidence_id for h in hits],
+    }
     progress("persist")
     with timed(timings, "persist"):
-        answer = _persist(question=question, text=response.query, user=user, as_of=as_of, category=category,
-                          status=status, generation=generation, retrieval=retrieval, degraded=degraded,
-                          claims=validated.claims, chunks=chunks, in_conflict=in_conflict, missing=missing,
-                          conflicts=conflicts, evidence=evidence)
+        answer = _persist(
+            question=question,
+            text=response.query,
+            user=user,
+            as_of=as_of,
+            category=category,
+            status=status,
+            generation=generation,
+            retrieval=retrieval,
+            degraded=degraded,
+            claims=validated.claims,
+            chunks=chunks,
+            in_conflict=in_conflict,
+            missing=missing,
+            conflicts=conflicts,
+            evidence=evidence,
+        )
     answer.timings_ms = timings
     answer.save(update_fields=["timings_ms"])
     stages_observe(ASK_STAGE_SECONDS, timings)
@@ -151,8 +179,9 @@ def question_submit(*, text: str, user: AbstractBaseUser, as_of: date | None = N
     from retrieval.search import validate
 
     text = validate(text, k=1, pool=1, mode="hybrid")
-    question = Question.objects.create(text=text, asked_by=user, as_of=as_of, category=category,
-                                       state=QuestionState.QUEUED)
+    question = Question.objects.create(
+        text=text, asked_by=user, as_of=as_of, category=category, state=QuestionState.QUEUED
+    )
     transaction.on_commit(lambda: _enqueue(question.pk))
     return question
 
@@ -178,16 +207,23 @@ def question_run(*, question_id: int) -> Answer | None:
         Question.objects.filter(pk=question_id).update(state=QuestionState.RUNNING, stage=stage)
 
     try:
-        return question_ask(text=question.text, user=question.asked_by, as_of=question.as_of,
-                            category=question.category, question=question, progress=progress).answer
+        return question_ask(
+            text=question.text,
+            user=question.asked_by,
+            as_of=question.as_of,
+            category=question.category,
+            question=question,
+            progress=progress,
+        ).answer
     except Exception as exc:  # noqa: BLE001 - recorded for the editor, who can ask again
         logger.exception("question %s failed", question_id)
         Question.objects.filter(pk=question_id).update(state=QuestionState.FAILED, error=str(exc)[:500])
         return None
 
 
-def _score(response: SearchResponse, chunks: list[Hit], collection: str, degraded: list[str], *,
-           as_of: bool = False) -> Scored | None:
+def _score(
+    response: SearchResponse, chunks: list[Hit], collection: str, degraded: list[str], *, as_of: bool = False
+) -> Scored | None:
     """The evidence's units scored, or None (and ``scorer_unavailable``) when
     the artefact or the embeddings cannot be had: the answer then comes from
     the sentence generator, which needs neither the artefact nor a model."""
@@ -199,8 +235,9 @@ def _score(response: SearchResponse, chunks: list[Hit], collection: str, degrade
         return None
 
 
-def _generate(generator: Generator | None, question: str, chunks: list[Hit], scored: Scored | None,
-              degraded: list[str]) -> Generation:
+def _generate(
+    generator: Generator | None, question: str, chunks: list[Hit], scored: Scored | None, degraded: list[str]
+) -> Generation:
     if not chunks:
         # Nothing passed the relevance bar: no model is asked to answer from nothing.
         return Generation(Draft(status="insufficient_evidence", claims=[], missing=[]), "none", scored=False)
@@ -215,8 +252,9 @@ def _generate(generator: Generator | None, question: str, chunks: list[Hit], sco
         return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE).generate(question, chunks, scored)
 
 
-def _conflicts(chunks: list[Hit], claims: list[Claim], question: str, scored: Scored | None,
-               hits: list[Hit] | None = None) -> tuple[list[Conflict], list[Hit]]:
+def _conflicts(
+    chunks: list[Hit], claims: list[Claim], question: str, scored: Scored | None, hits: list[Hit] | None = None
+) -> tuple[list[Conflict], list[Hit]]:
     """Conflicts among what the evidence says in answer: numbers and dates
     from the units that answer the question (by the scorer), availability
     stages only when the question asks about availability — then from each
@@ -232,8 +270,9 @@ def _conflicts(chunks: list[Hit], claims: list[Claim], question: str, scored: Sc
     codes = identifiers(question)
     topical = statements(chunks, claims, question) if codes or asks_availability(question) else None
     said = statements(chunks, claims, question, scored)
-    found = conflicts_find(chunks, said, topical if asks_availability(question) else None, codes=codes,
-                           codes_said=topical)
+    found = conflicts_find(
+        chunks, said, topical if asks_availability(question) else None, codes=codes, codes_said=topical
+    )
     beyond, joined = numbers_beyond(chunks, said, hits or [], question, found)
     return found + beyond, joined
 
@@ -244,9 +283,11 @@ def _flag_claims(claims: list[Claim], chunks: list[Hit], conflicts: list[Conflic
     in_conflict = {e for c in conflicts for e in c.evidence_ids}
     for claim in claims:
         cited = [by_id[e] for e in claim.evidence_ids]
-        for flag, holds in (("superseded_evidence", any(h.superseded for h in cited)),
-                            ("conflict", bool(in_conflict & set(claim.evidence_ids))),
-                            ("via_graph", any(h.via_graph for h in cited))):
+        for flag, holds in (
+            ("superseded_evidence", any(h.superseded for h in cited)),
+            ("conflict", bool(in_conflict & set(claim.evidence_ids))),
+            ("via_graph", any(h.via_graph for h in cited)),
+        ):
             if holds and flag not in claim.flags:
                 claim.flags.append(flag)
 
@@ -255,12 +296,24 @@ def _doubt_is_a_conflict(scored: Scored | None, conflicts: list[Conflict]) -> bo
     """The evidence was refused, yet its sources disagree about the answer —
     and it names every name, code and number of the question, so it is about
     the thing asked, not a sibling of it (a near miss stays refused)."""
-    return bool(scored is not None and conflicts and scored.units and not scored.absent_identifiers
-                and not scored.protected_missing)
+    return bool(
+        scored is not None
+        and conflicts
+        and scored.units
+        and not scored.absent_identifiers
+        and not scored.protected_missing
+    )
 
 
-def _status(band: str, claims: list[Claim], conflicts: list[Conflict], chunks: list[Hit], *,
-            as_of: date | None, quoted: bool = False) -> str:
+def _status(
+    band: str,
+    claims: list[Claim],
+    conflicts: list[Conflict],
+    chunks: list[Hit],
+    *,
+    as_of: date | None,
+    quoted: bool = False,
+) -> str:
     """The band the evidence earns, lowered by anything an editor must look
     at; never higher than the band. ``quoted``: the claims are the engine's
     quotes, most probable first; the first must be well supported, and the
@@ -285,9 +338,12 @@ def hits_as_of(hits: list[Hit], as_of: date) -> list[Hit]:
     """Hits from the revision each document had in force on ``as_of``."""
     documents = {h.document_id for h in hits}
     in_force: dict[int, int] = {}
-    for doc, number in (Revision.objects.filter(document_id__in=documents, status__in=["active", "superseded"])
-                        .filter(Q(document_date__lte=as_of) | Q(document_date__isnull=True))
-                        .order_by("document_id", "number").values_list("document_id", "number")):
+    for doc, number in (
+        Revision.objects.filter(document_id__in=documents, status__in=["active", "superseded"])
+        .filter(Q(document_date__lte=as_of) | Q(document_date__isnull=True))
+        .order_by("document_id", "number")
+        .values_list("document_id", "number")
+    ):
         in_force[doc] = number  # the last one wins: the newest in force
     kept = []
     for hit in hits:
@@ -297,30 +353,69 @@ def hits_as_of(hits: list[Hit], as_of: date) -> list[Hit]:
 
 
 def _evidence(hit: Hit, current: dict[str, int], indexed_at: datetime | None = None) -> Evidence:
-    return Evidence(document=hit.document, revision=hit.revision, title=hit.title, heading_path=hit.heading_path,
-                    page=hit.page, page_end=hit.page_end,
-                    document_date=hit.document_date, indexed_at=indexed_at.isoformat() if indexed_at else None, source_type=hit.source_type, superseded=hit.superseded,
-                    current_revision=current.get(hit.document) if hit.superseded else None, url=hit.url,
-                    via_graph=hit.via_graph, relation=hit.relation, semantic_score=hit.semantic_score,
-                    rerank_score=hit.rerank_score)
+    return Evidence(
+        document=hit.document,
+        revision=hit.revision,
+        title=hit.title,
+        heading_path=hit.heading_path,
+        page=hit.page,
+        page_end=hit.page_end,
+        document_date=hit.document_date,
+        indexed_at=indexed_at.isoformat() if indexed_at else None,
+        source_type=hit.source_type,
+        superseded=hit.superseded,
+        current_revision=current.get(hit.document) if hit.superseded else None,
+        url=hit.url,
+        via_graph=hit.via_graph,
+        relation=hit.relation,
+        semantic_score=hit.semantic_score,
+        rerank_score=hit.rerank_score,
+    )
 
 
 @transaction.atomic
-def _persist(*, question: Question | None, text: str, user: AbstractBaseUser | AnonymousUser | None,
-             as_of: date | None, category: str, status: str, generation: Generation, retrieval: dict, degraded: list[str], claims: list[Claim],
-             chunks: list[Hit], in_conflict: set[str], missing: list[str], conflicts: list[Conflict],
-             evidence: dict[str, Evidence]) -> Answer:
+def _persist(
+    *,
+    question: Question | None,
+    text: str,
+    user: AbstractBaseUser | AnonymousUser | None,
+    as_of: date | None,
+    category: str,
+    status: str,
+    generation: Generation,
+    retrieval: dict,
+    degraded: list[str],
+    claims: list[Claim],
+    chunks: list[Hit],
+    in_conflict: set[str],
+    missing: list[str],
+    conflicts: list[Conflict],
+    evidence: dict[str, Evidence],
+) -> Answer:
     asker = user if user is not None and user.is_authenticated else None
     if question is None:
         question = Question.objects.create(text=text, asked_by=asker, as_of=as_of, category=category)
     else:
         question.state, question.stage, question.error = QuestionState.DONE, "", ""
         question.save(update_fields=["state", "stage", "error"])
-    contract = AnswerContract(question_id=question.public_id, status=status, claims=claims, missing=missing,
-                              conflicts=conflicts, evidence=evidence, degraded=degraded)
-    answer = Answer.objects.create(question=question, status=status, generator=generation.generator,
-                                   retrieval=retrieval, degraded=degraded, raw_output=generation.raw,
-                                   contract=contract.model_dump(mode="json"))
+    contract = AnswerContract(
+        question_id=question.public_id,
+        status=status,
+        claims=claims,
+        missing=missing,
+        conflicts=conflicts,
+        evidence=evidence,
+        degraded=degraded,
+    )
+    answer = Answer.objects.create(
+        question=question,
+        status=status,
+        generator=generation.generator,
+        retrieval=retrieval,
+        degraded=degraded,
+        raw_output=generation.raw,
+        contract=contract.model_dump(mode="json"),
+    )
     rank = {h.evidence_id: n for n, h in enumerate(chunks, 1)}
     by_id = {h.evidence_id: h for h in chunks}
     revisions = dict(Chunk.objects.filter(pk__in=[h.chunk_id for h in chunks]).values_list("pk", "revision_id"))
@@ -329,12 +424,22 @@ def _persist(*, question: Question | None, text: str, user: AbstractBaseUser | A
         row = ClaimRow.objects.create(answer=answer, position=position, text=claim.text, flags=claim.flags)
         for evidence_id in claim.evidence_ids:
             hit = by_id[evidence_id]
-            rows.append(ClaimEvidence(claim=row, evidence_id=evidence_id, document_id=hit.document_id,
-                                      revision_id=revisions.get(hit.chunk_id), chunk_id=hit.chunk_id,
-                                      rank=rank[evidence_id], semantic_score=hit.semantic_score,
-                                      rrf_score=hit.rrf_score, rerank_score=hit.rerank_score,
-                                      superseded=hit.superseded, conflict=evidence_id in in_conflict,
-                                      via_graph=hit.via_graph))
+            rows.append(
+                ClaimEvidence(
+                    claim=row,
+                    evidence_id=evidence_id,
+                    document_id=hit.document_id,
+                    revision_id=revisions.get(hit.chunk_id),
+                    chunk_id=hit.chunk_id,
+                    rank=rank[evidence_id],
+                    semantic_score=hit.semantic_score,
+                    rrf_score=hit.rrf_score,
+                    rerank_score=hit.rerank_score,
+                    superseded=hit.superseded,
+                    conflict=evidence_id in in_conflict,
+                    via_graph=hit.via_graph,
+                )
+            )
     ClaimEvidence.objects.bulk_create(rows)
     return answer
 
@@ -357,9 +462,13 @@ def contract_for(answer: Answer, reader: AbstractBaseUser | AnonymousUser | None
         status = AnswerStatus.INSUFFICIENT_EVIDENCE
     elif status == AnswerStatus.ANSWERED and len(claims) < len(stored.claims):
         status = AnswerStatus.NEEDS_REVIEW
-    return stored.model_copy(update={
-        "claims": claims, "conflicts": conflicts, "status": status,
-        "evidence": {eid: e for eid, e in stored.evidence.items() if eid in allowed},
-        # What was missing may have been phrased from the withheld evidence.
-        "missing": [],
-    })
+    return stored.model_copy(
+        update={
+            "claims": claims,
+            "conflicts": conflicts,
+            "status": status,
+            "evidence": {eid: e for eid, e in stored.evidence.items() if eid in allowed},
+            # What was missing may have been phrased from the withheld evidence.
+            "missing": [],
+        }
+    )

@@ -45,7 +45,6 @@ from .text import (
     STOPWORDS,
     asked_measure,
     fact_present,
-    facts,
     frame_free,
     identifiers,
     inflects,
@@ -120,8 +119,10 @@ def _read(path: Path) -> Artefact:
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     trained_with = meta["libraries"]["scikit-learn"]
     if trained_with.split(".")[:2] != sklearn.__version__.split(".")[:2]:
-        raise ArtefactError(f"artefak {path.name} dilatih dengan scikit-learn {trained_with}, terpasang "
-                            f"{sklearn.__version__}: latih ulang dengan manage.py train_answerer")
+        raise ArtefactError(
+            f"artefak {path.name} dilatih dengan scikit-learn {trained_with}, terpasang "
+            f"{sklearn.__version__}: latih ulang dengan manage.py train_answerer"
+        )
     with path.open("rb") as handle:
         # The artefact is the project's own file, committed beside this module.
         models = pickle.load(handle)  # noqa: S301
@@ -191,8 +192,10 @@ def thresholds() -> dict[str, float]:
     """The status bars: settings when given, else the artefact's measured ones."""
     measured = artefact().meta["thresholds"]
     config = settings.NALARKU_ANSWERER
-    return {key: float(config[key]) if config.get(key) is not None else float(measured[key])
-            for key in ("refuse_below", "answer_at", "support_min")}
+    return {
+        key: float(config[key]) if config.get(key) is not None else float(measured[key])
+        for key in ("refuse_below", "answer_at", "support_min")
+    }
 
 
 @dataclass
@@ -228,8 +231,16 @@ def read_with(crumb: str, text: str) -> str:
     return f"{crumb}\n\n{text}" if crumb else text
 
 
-def evidence_prepare(question: str, chunks: list[Hit], *, vector: np.ndarray, collection: str,
-                     provider: EmbeddingProvider, as_of: bool = False, rarity: dict | None = None) -> Prepared:
+def evidence_prepare(
+    question: str,
+    chunks: list[Hit],
+    *,
+    vector: np.ndarray,
+    collection: str,
+    provider: EmbeddingProvider,
+    as_of: bool = False,
+    rarity: dict | None = None,
+) -> Prepared:
     """Units, stems (one round trip), IDF and unit embeddings (through the
     cache) of ``chunks`` for ``question``: the same path at training time
     and when an editor asks."""
@@ -238,22 +249,29 @@ def evidence_prepare(question: str, chunks: list[Hit], *, vector: np.ndarray, co
     breadcrumbs = [breadcrumb(hit) for hit in chunks]
     flat = [read_with(crumb, u.text) for crumb, group in zip(breadcrumbs, units, strict=True) for u in group]
     words = _question_words(question)
-    all_stems = stems([question, frame_free(question, as_of=as_of), *words, *breadcrumbs,
-                       *(h.text for h in chunks), *flat])
-    question_stems, unframed_stems, word_stems = all_stems[0], all_stems[1], all_stems[2:2 + len(words)]
-    rest = all_stems[2 + len(words):]
-    breadcrumb_stems, chunk_stems = rest[:len(chunks)], rest[len(chunks):2 * len(chunks)]
-    unit_stems = rest[2 * len(chunks):]  # of the unit read with its breadcrumb
-    protected = set().union(*(s for n, (w, s) in enumerate(zip(words, word_stems, strict=True))
-                              if is_protected(w, n)))
+    all_stems = stems(
+        [question, frame_free(question, as_of=as_of), *words, *breadcrumbs, *(h.text for h in chunks), *flat]
+    )
+    question_stems, unframed_stems, word_stems = all_stems[0], all_stems[1], all_stems[2 : 2 + len(words)]
+    rest = all_stems[2 + len(words) :]
+    breadcrumb_stems, chunk_stems = rest[: len(chunks)], rest[len(chunks) : 2 * len(chunks)]
+    unit_stems = rest[2 * len(chunks) :]  # of the unit read with its breadcrumb
+    protected = set().union(*(s for n, (w, s) in enumerate(zip(words, word_stems, strict=True)) if is_protected(w, n)))
     # A hyphenated word ("di-patch", "response-nya") is found through its
     # parts, which the parser gives as stems of their own; an identifier
     # (LD-4031) stays whole.
     content = {s for s in unframed_stems if "-" not in s or s in protected}
     vocabulary = set().union(*breadcrumb_stems, *chunk_stems) if chunks else set()
-    asked = Question(question, question_stems, _idf(question_stems | content, collection), vector,
-                     content=content, protected=protected & content, variants=_variants(content, vocabulary),
-                     cross_lingual=is_english(question))
+    asked = Question(
+        question,
+        question_stems,
+        _idf(question_stems | content, collection),
+        vector,
+        content=content,
+        protected=protected & content,
+        variants=_variants(content, vocabulary),
+        cross_lingual=is_english(question),
+    )
     asked.rarity = rarity_of(asked.content, rarity)
     if flat:
         vectors, _ = embed_passages_cached(flat, provider)
@@ -262,8 +280,17 @@ def evidence_prepare(question: str, chunks: list[Hit], *, vector: np.ndarray, co
         vectors = np.empty((0, len(vector)), dtype=np.float32)
     passages, start = [], 0
     for hit, group, b_stems, c_stems in zip(chunks, units, breadcrumb_stems, chunk_stems, strict=True):
-        passages.append(Passage(breadcrumbs[len(passages)], b_stems, c_stems, group,
-                                unit_stems[start:start + len(group)], vectors[start:start + len(group)], hit.text))
+        passages.append(
+            Passage(
+                breadcrumbs[len(passages)],
+                b_stems,
+                c_stems,
+                group,
+                unit_stems[start : start + len(group)],
+                vectors[start : start + len(group)],
+                hit.text,
+            )
+        )
         start += len(group)
     missing = _missing_terms(question, words, word_stems, asked, chunks, breadcrumb_stems, chunk_stems, as_of=as_of)
     texts = [f"{h.title} {h.heading_path} {h.text}" for h in chunks]
@@ -285,29 +312,42 @@ def _variants(content: set[str], vocabulary: set[str]) -> dict[str, set[str]]:
     return {t: {u for u in by_prefix.get(t[:4], ()) if inflects(t, u)} for t in content}
 
 
-def evidence_score(question: str, chunks: list[Hit], *, vector: np.ndarray | None = None,
-                   collection: str = "editorial", provider: EmbeddingProvider | None = None,
-                   as_of: bool = False) -> Scored:
+def evidence_score(
+    question: str,
+    chunks: list[Hit],
+    *,
+    vector: np.ndarray | None = None,
+    collection: str = "editorial",
+    provider: EmbeddingProvider | None = None,
+    as_of: bool = False,
+) -> Scored:
     """Score every unit of ``chunks`` for ``question``. ``vector`` is the
     question's embedding from search (the question is embedded once per ask)."""
     provider = provider or provider_from_config()
     if vector is None:
         vector = provider.embed_query(question)
     loaded = artefact()
-    prepared = evidence_prepare(question, chunks, vector=vector, collection=collection, provider=provider,
-                                as_of=as_of, rarity=loaded.rarity)
+    prepared = evidence_prepare(
+        question, chunks, vector=vector, collection=collection, provider=provider, as_of=as_of, rarity=loaded.rarity
+    )
     asked, vectors = prepared.question, prepared.vectors
     if not len(vectors):
-        return Scored([], 0.0, asked.word, prepared.missing_terms, vector=asked.vector,
-                      absent_identifiers=prepared.absent_identifiers, protected_missing=prepared.protected_missing)
+        return Scored(
+            [],
+            0.0,
+            asked.word,
+            prepared.missing_terms,
+            vector=asked.vector,
+            absent_identifiers=prepared.absent_identifiers,
+            protected_missing=prepared.protected_missing,
+        )
     version = loaded.meta.get("features_version", "features-v2")
     rows = unit_features(asked, prepared.passages, version)
     # One OpenMP thread: a few dozen rows gain nothing from a team of them,
     # and a process that never starts one stays safe to fork.
     with threadpool_limits(limits=1, user_api="openmp"):
         probabilities = loaded.unit_model.predict_proba(rows)[:, 1]
-        raw = loaded.context_model.predict_proba(
-            context_features(asked, rows, probabilities, vectors, version))[:, 1]
+        raw = loaded.context_model.predict_proba(context_features(asked, rows, probabilities, vectors, version))[:, 1]
     answerable = float(calibrated_probability(loaded.calibrator, raw)[0])
     scored, n = [], 0
     for hit, passage in zip(chunks, prepared.passages, strict=True):
@@ -315,16 +355,22 @@ def evidence_score(question: str, chunks: list[Hit], *, vector: np.ndarray | Non
             scored.append(ScoredUnit(hit, unit, round(float(probabilities[n]), 4), vectors[n]))
             n += 1
     scored.sort(key=lambda s: -s.probability)
-    return Scored(scored, round(answerable, 4), asked.word, prepared.missing_terms, vector=asked.vector,
-                  absent_identifiers=prepared.absent_identifiers, protected_missing=prepared.protected_missing)
+    return Scored(
+        scored,
+        round(answerable, 4),
+        asked.word,
+        prepared.missing_terms,
+        vector=asked.vector,
+        absent_identifiers=prepared.absent_identifiers,
+        protected_missing=prepared.protected_missing,
+    )
 
 
 def _idf(terms: set[str], collection: str) -> dict[str, float]:
     from retrieval.models import LexicalStats, TermStat
 
     stats = LexicalStats.objects.filter(collection=collection).first()
-    df = dict(TermStat.objects.filter(collection=collection, term__lexeme__in=terms)
-                 .values_list("term__lexeme", "df"))
+    df = dict(TermStat.objects.filter(collection=collection, term__lexeme__in=terms).values_list("term__lexeme", "df"))
     return idf_normalised(df, stats.chunk_count if stats else 0, terms)
 
 
@@ -340,9 +386,17 @@ def _question_words(question: str) -> list[str]:
     return _TOKEN.findall(question)
 
 
-def _missing_terms(question: str, words: list[str], word_stems: list[set[str]], asked: Question,
-                   chunks: list[Hit], breadcrumb_stems: list[set[str]], chunk_stems: list[set[str]], *,
-                   as_of: bool = False) -> list[str]:
+def _missing_terms(
+    question: str,
+    words: list[str],
+    word_stems: list[set[str]],
+    asked: Question,
+    chunks: list[Hit],
+    breadcrumb_stems: list[set[str]],
+    chunk_stems: list[set[str]],
+    *,
+    as_of: bool = False,
+) -> list[str]:
     """Distinctive question words (with the content word before them, so
     "cuti haji", not "haji") that no evidence holds: identifiers absent from
     every chunk's text, and stems rare in the archive that no chunk uses,
@@ -369,9 +423,10 @@ def _missing_terms(question: str, words: list[str], word_stems: list[set[str]], 
             # Rare in the archive, and (where the artefact knows general
             # Indonesian) not an everyday word: ‘punya’ or ‘pakai’ missing
             # says the source words it otherwise, not what it lacks.
-            absent = any(asked.idf.get(s, 0.0) > 0.5 and (is_protected(word, position)
-                                                           or asked.rarity.get(s, 1.0) > EVERYDAY)
-                         for s in unheld)
+            absent = any(
+                asked.idf.get(s, 0.0) > 0.5 and (is_protected(word, position) or asked.rarity.get(s, 1.0) > EVERYDAY)
+                for s in unheld
+            )
         if absent and previous_absent:
             out[-1] = f"{out[-1]} {word}"
         elif absent:
@@ -382,6 +437,11 @@ def _missing_terms(question: str, words: list[str], word_stems: list[set[str]], 
 
 def question_kind_label(word: str) -> str:
     """What kind of answer the question asks for, for ``missing``."""
-    return {"kapan": "tanggal atau waktu", "berapa": "angka beserta satuannya", "siapa": "nama",
-            "dimana": "tempat", "mengapa": "alasan", "bagaimana": "cara atau keterangan"}.get(word, "jawaban langsung")
-
+    return {
+        "kapan": "tanggal atau waktu",
+        "berapa": "angka beserta satuannya",
+        "siapa": "nama",
+        "dimana": "tempat",
+        "mengapa": "alasan",
+        "bagaimana": "cara atau keterangan",
+    }.get(word, "jawaban langsung")

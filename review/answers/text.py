@@ -14,13 +14,15 @@ from django.db import connection
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(“])|\n+")
 _LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
     yang dan di ke dari untuk pada dengan atau ini itu adalah ialah apa apakah siapa kapan mengapa kenapa
     bagaimana berapa mana sudah belum sekarang saat kini masih akan bisa dapat ada tidak bukan juga sebagai
     oleh dalam atas bahwa karena jika kalau agar supaya sejak hingga sampai para lebih kurang sangat telah
     sedang harus boleh ya nya kah lah pun kan benarkah betulkah menurut kami kita saya anda mereka ia dia the a an of to for in on and or
     is are was were be been what when who which how why does do did now currently still yet it this that
-""".split())
+""".split()
+)
 
 
 # Text addressed to a model rather than a reader ("abaikan instruksi
@@ -36,7 +38,9 @@ _INSTRUCTION = re.compile(
     r"|note\s+to\s+(the\s+|any\s+)?(AI|assistant|language\s+model|LLM)"
     r"|^\W*(system|assistant|user)\s*:|#+\s*(instruction|instruksi)|<\|im_(start|end)\|>"
     r"|^\W*(jawab|jawablah|katakan|katakanlah|tuliskan|tulislah|sebutkan)\s+(saja\s+|hanya\s+)?(bahwa|dengan)"
-    r"|^\W*(answer|respond|reply|say|state|tell\s+the\s+user)\s+(only\s+)?(with|that)\b", re.I | re.M)
+    r"|^\W*(answer|respond|reply|say|state|tell\s+the\s+user)\s+(only\s+)?(with|that)\b",
+    re.I | re.M,
+)
 
 
 def is_instruction(text: str) -> bool:
@@ -79,8 +83,11 @@ def stems(texts: list[str]) -> list[set[str]]:
     if not texts:
         return []
     with connection.cursor() as cursor:
-        cursor.execute("SELECT tsvector_to_array(to_tsvector('indonesian', t.x)) "
-                       "FROM unnest(%s::text[]) WITH ORDINALITY AS t(x, n) ORDER BY t.n", [texts])
+        cursor.execute(
+            "SELECT tsvector_to_array(to_tsvector('indonesian', t.x)) "
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS t(x, n) ORDER BY t.n",
+            [texts],
+        )
         rows = cursor.fetchall()
     return [{s for s in row[0] if s not in STOPWORDS and len(s) > 1} for row in rows]
 
@@ -105,8 +112,11 @@ def identifiers(text: str) -> set[str]:
     for match in _FACT.finditer(text):
         raw = match.group(0).rstrip(".,:;-/")
         fact = raw.lower()
-        if any(c.isalpha() for c in fact) and any(c.isdigit() or c in "_-" for c in fact) \
-                and not _WORD_PART.search(raw):
+        if (
+            any(c.isalpha() for c in fact)
+            and any(c.isdigit() or c in "_-" for c in fact)
+            and not _WORD_PART.search(raw)
+        ):
             found.add(fact)
     return found
 
@@ -119,18 +129,27 @@ def fact_present(fact: str, text: str) -> bool:
 # --- availability status -------------------------------------------------------
 
 STATUS_STAGES = {"private_preview": 1, "public_preview": 2, "generally_available": 3}
-STATUS_LABELS = {"private_preview": "private preview", "public_preview": "public preview (beta)",
-                 "generally_available": "tersedia untuk semua pelanggan (GA)"}
+STATUS_LABELS = {
+    "private_preview": "private preview",
+    "public_preview": "public preview (beta)",
+    "generally_available": "tersedia untuk semua pelanggan (GA)",
+}
 _STATUS = {
     "private_preview": re.compile(r"private preview|pratinjau privat", re.I),
     "public_preview": re.compile(r"public preview|pratinjau publik|\bbeta\b", re.I),
-    "generally_available": re.compile(r"tersedia untuk semua pelanggan|generally available|\bGA\b|"
-                                      r"tersedia secara umum|ketersediaan umum", re.I),
+    "generally_available": re.compile(
+        r"tersedia untuk semua pelanggan|generally available|\bGA\b|"
+        r"tersedia secara umum|ketersediaan umum",
+        re.I,
+    ),
 }
 # Negated or not-yet mentions ("belum tersedia untuk semua pelanggan", "GA
 # ditargetkan paruh kedua 2026") assert no status.
-_NEGATION = re.compile(r"\b(belum|tidak|bukan|tak|tanpa|not|yet|sebelum|without|akan|rencana\w*|direncanakan|"
-                       r"target\w*|ditargetkan|diharapkan|will|planned|expected)\b[\w\s]{0,25}$", re.I)
+_NEGATION = re.compile(
+    r"\b(belum|tidak|bukan|tak|tanpa|not|yet|sebelum|without|akan|rencana\w*|direncanakan|"
+    r"target\w*|ditargetkan|diharapkan|will|planned|expected)\b[\w\s]{0,25}$",
+    re.I,
+)
 
 
 def availability(text: str) -> str | None:
@@ -139,14 +158,17 @@ def availability(text: str) -> str | None:
     found = []
     for status, pattern in _STATUS.items():
         for match in pattern.finditer(text):
-            if not _NEGATION.search(text[max(0, match.start() - 30):match.start()]):
+            if not _NEGATION.search(text[max(0, match.start() - 30) : match.start()]):
                 found.append(status)
                 break
     return max(found, key=STATUS_STAGES.__getitem__) if found else None
 
 
-_AVAILABILITY_QUESTION = re.compile(r"\b(tersedia|available|availability|GA|preview|pratinjau|beta|"
-                                   r"terpilih|dicoba|diluncurkan|rilis)\b", re.I)
+_AVAILABILITY_QUESTION = re.compile(
+    r"\b(tersedia|available|availability|GA|preview|pratinjau|beta|"
+    r"terpilih|dicoba|diluncurkan|rilis)\b",
+    re.I,
+)
 _NOT_AVAILABILITY = re.compile(r"\b(berapa|kapan|siapa|di\s?mana|mengapa|kenapa|how\s+(much|many)|when|who)\b", re.I)
 
 
@@ -160,8 +182,9 @@ def asks_availability(question: str) -> bool:
 # --- quantities and dates ---------------------------------------------------------
 
 _MONTHS = "januari februari maret april mei juni juli agustus september oktober november desember".split()
-_QUANTITY = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s*(jam|hari|detik|menit|minggu|bulan|tahun|gb|tb|mb|%|persen)\b",
-                       re.I)
+_QUANTITY = re.compile(
+    r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s*(jam|hari|detik|menit|minggu|bulan|tahun|gb|tb|mb|%|persen)\b", re.I
+)
 _DATE = re.compile(r"\b(\d{1,2})\s+(" + "|".join(_MONTHS) + r")\s+(\d{4})\b|\b(\d{4})-(\d{2})-(\d{2})\b", re.I)
 _WORD = re.compile(r"[A-Za-zÀ-ÿ]{4,}")
 
@@ -179,9 +202,18 @@ class Mention:
 
 
 # What a date can be the date of; two dates conflict only for the same event.
-_EVENTS = {"tersed": "available", "berlak": "effective", "efekti": "effective", "mulai": "effective",
-           "rilis": "release", "dirili": "release", "diluncu": "launch", "peluncu": "launch", "umum": "available",
-           "genera": "available"}
+_EVENTS = {
+    "tersed": "available",
+    "berlak": "effective",
+    "efekti": "effective",
+    "mulai": "effective",
+    "rilis": "release",
+    "dirili": "release",
+    "diluncu": "launch",
+    "peluncu": "launch",
+    "umum": "available",
+    "genera": "available",
+}
 
 
 _SEGMENT_START = re.compile(r"[;|\n]|\s[—–]\s|[.!?]\s")
@@ -208,7 +240,7 @@ def same_attribute(a: frozenset[str], b: frozenset[str]) -> bool:
 
 
 def _events(text: str, start: int) -> frozenset[str]:
-    words = _WORD.findall(text[max(0, start - 80):start].lower())
+    words = _WORD.findall(text[max(0, start - 80) : start].lower())
     return frozenset(event for w in words[-8:] for prefix, event in _EVENTS.items() if w.startswith(prefix))
 
 
@@ -244,11 +276,27 @@ def asks_for_quantity(question: str) -> bool:
 
 # Units of measure a "berapa" question can ask in ("berapa meter", "berapa
 # GB"); the answer must be given in it (or its symbol).
-_MEASURES = {"meter": r"meter|m", "kilometer": r"kilometer|km", "sentimeter": r"sentimeter|cm",
-             "milimeter": r"milimeter|mm", "kilogram": r"kilogram|kg", "gram": r"gram|g", "ton": r"ton",
-             "liter": r"liter|l", "watt": r"watt|w", "volt": r"volt|v", "mah": r"mah", "inci": r"inci|inch|\"",
-             "jam": r"jam", "menit": r"menit", "detik": r"detik", "gb": r"gb", "tb": r"tb", "mb": r"mb",
-             "persen": r"persen|%"}
+_MEASURES = {
+    "meter": r"meter|m",
+    "kilometer": r"kilometer|km",
+    "sentimeter": r"sentimeter|cm",
+    "milimeter": r"milimeter|mm",
+    "kilogram": r"kilogram|kg",
+    "gram": r"gram|g",
+    "ton": r"ton",
+    "liter": r"liter|l",
+    "watt": r"watt|w",
+    "volt": r"volt|v",
+    "mah": r"mah",
+    "inci": r"inci|inch|\"",
+    "jam": r"jam",
+    "menit": r"menit",
+    "detik": r"detik",
+    "gb": r"gb",
+    "tb": r"tb",
+    "mb": r"mb",
+    "persen": r"persen|%",
+}
 _MEASURE_QUESTION = re.compile(r"\bberapa\s+(" + "|".join(_MEASURES) + r")\b", re.I)
 
 
@@ -279,8 +327,7 @@ def idf_weights(terms: set[str], collection: str = "editorial") -> dict[str, flo
 
     stats = LexicalStats.objects.filter(collection=collection).first()
     n = stats.chunk_count if stats else 0
-    df = dict(TermStat.objects.filter(collection=collection, term__lexeme__in=terms)
-                 .values_list("term__lexeme", "df"))
+    df = dict(TermStat.objects.filter(collection=collection, term__lexeme__in=terms).values_list("term__lexeme", "df"))
     return {t: math.log(1 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in terms}
 
 
@@ -307,7 +354,8 @@ _FRAME = re.compile(
     r"|\b(?P<like>seperti)\s+apa\b"
     r"|\b(?P<since>sejak|sampai|hingga|mulai)\s+kapan\b"
     r"|\b(?P<english>how\s+(?:long|many|much|often|far|big|large|old)|what\s+(?:kind|type|sort)\s+of)\b",
-    re.I)
+    re.I,
+)
 
 
 # The date a question is asked "as of" ("Per awal Oktober 2025, …",
@@ -317,7 +365,9 @@ _AS_OF_DATE = re.compile(
     r"\b(?:(?:per|pada|tepatnya|tanggal|sejak|hingga|sampai|waktu|saat|as\s+of|on)\s+)?"
     r"(?:(?:awal|akhir|pertengahan|medio|early|late|mid)\s+)?(?:\d{1,2}\s+)?"
     r"(?:januari|februari|maret|april|mei|juni|juli|agustus|september|oktober|november|desember|"
-    r"january|february|march|may|june|july|august|october|december)\s+\d{4}\b|\b\d{4}-\d{2}-\d{2}\b", re.I)
+    r"january|february|march|may|june|july|august|october|december)\s+\d{4}\b|\b\d{4}-\d{2}-\d{2}\b",
+    re.I,
+)
 
 
 def frame_free(question: str, *, as_of: bool = False) -> str:
@@ -330,20 +380,24 @@ def frame_free(question: str, *, as_of: bool = False) -> str:
                 start, end = match.span(name)
                 out[start:end] = " " * (end - start)
     for match in _AS_OF_DATE.finditer(question) if as_of else ():
-        out[match.start():match.end()] = " " * (match.end() - match.start())
+        out[match.start() : match.end()] = " " * (match.end() - match.start())
     return "".join(out)
 
 
 # Function words of each language; a question whose own function words are
 # English, asked of an Indonesian archive, shares no terms with it even when
 # it asks exactly what a sentence there says.
-_ENGLISH = frozenset("""the a an of to for in on at by with from and or is are was were be been being what when who
+_ENGLISH = frozenset(
+    """the a an of to for in on at by with from and or is are was were be been being what when who
     whom which how why does do did can could will would should shall may might must there this that these those
     it its my our your their his her has have had get gets got each every any some many much long not no than
-    then if about into after before during per""".split())
-_INDONESIAN = frozenset("""yang dan di ke dari untuk pada dengan atau ini itu adalah ialah apa apakah siapa kapan
+    then if about into after before during per""".split()
+)
+_INDONESIAN = frozenset(
+    """yang dan di ke dari untuk pada dengan atau ini itu adalah ialah apa apakah siapa kapan
     mengapa kenapa bagaimana berapa mana sudah belum sekarang masih akan bisa dapat ada tidak bukan juga oleh
-    dalam bahwa karena jika kalau saja kah lah nya sejak hingga sampai berapa tersebut para sebagai""".split())
+    dalam bahwa karena jika kalau saja kah lah nya sejak hingga sampai berapa tersebut para sebagai""".split()
+)
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 
 
@@ -360,8 +414,14 @@ def inflects(a: str, b: str) -> bool:
     letters at least, begins the longer, which adds at most three letters
     (‘data’ and ‘database’ are two words)."""
     short, long_ = sorted((a, b), key=len)
-    return (short != long_ and len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 3
-            and short.isalpha() and long_.isalpha())
+    return (
+        short != long_
+        and len(short) >= 4
+        and long_.startswith(short)
+        and len(long_) - len(short) <= 3
+        and short.isalpha()
+        and long_.isalpha()
+    )
 
 
 def is_protected(word: str, position: int) -> bool:

@@ -140,12 +140,21 @@ class _CachedQueries:
 
     def save(self) -> None:
         self.cache.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(self.cache, keys=np.asarray(list(self.known)),
-                 vectors=np.asarray(list(self.known.values()), dtype=np.float32))
+        np.savez(
+            self.cache,
+            keys=np.asarray(list(self.known)),
+            vectors=np.asarray(list(self.known.values()), dtype=np.float32),
+        )
 
 
-def items_build(path: Path, *, cache_dir: Path, limit: int | None = None, augment: bool = False,
-                progress: Callable[[str], None] = lambda message: None) -> list[Item]:
+def items_build(
+    path: Path,
+    *,
+    cache_dir: Path,
+    limit: int | None = None,
+    augment: bool = False,
+    progress: Callable[[str], None] = lambda message: None,
+) -> list[Item]:
     """Every question of the file with the evidence the pipeline would
     score for it: the paragraphs are loaded as their own public collection
     (``squad-<file>``, as ``eval_import --squad`` does), each question is
@@ -171,20 +180,26 @@ def items_build(path: Path, *, cache_dir: Path, limit: int | None = None, augmen
         if augment and _chosen(qa["id"], "keywords", 0.2) and (query := keyword_query(qa["question"])):
             texts.append(query)
         for text in texts:
-            item = _item(text, collection=collection, provider=provider, answers=answers, group=qa["id"],
-                         holds=lambda hit, unit: own.get(hit.document) == n and _holds(unit.text, keys))
+            item = _item(
+                text,
+                collection=collection,
+                provider=provider,
+                answers=answers,
+                group=qa["id"],
+                holds=lambda hit, unit, n=n, keys=keys: own.get(hit.document) == n and _holds(unit.text, keys),
+            )
             items.append(item)
             if augment and _chosen(f"{qa['id']}|{text}", "hidden", 0.15):
-                items.append(dataclasses.replace(item, question=dataclasses.replace(item.question,
-                                                                                      cross_lingual=True)))
+                items.append(dataclasses.replace(item, question=dataclasses.replace(item.question, cross_lingual=True)))
         if count % 1000 == 0:
             progress(f"{count}/{len(questions)} pertanyaan dicari dan disiapkan")
     provider.save()
     return items
 
 
-def items_cached(cache_dir: Path, name: str, reuse: bool, progress: Callable[[str], None],
-                 build: Callable[[], list[Item]]) -> list[Item]:
+def items_cached(
+    cache_dir: Path, name: str, reuse: bool, progress: Callable[[str], None], build: Callable[[], list[Item]]
+) -> list[Item]:
     """``build()``'s items, kept in ``cache_dir`` for the next run; with
     ``reuse``, the kept ones (the searching and preparing is most of a run)."""
     import pickle
@@ -202,8 +217,17 @@ def items_cached(cache_dir: Path, name: str, reuse: bool, progress: Callable[[st
     return items
 
 
-def _item(question: str, *, collection: str, provider: object, answers: list[str], group: str,
-          holds: Callable, user: object = None, as_of: object = None) -> Item:
+def _item(
+    question: str,
+    *,
+    collection: str,
+    provider: object,
+    answers: list[str],
+    group: str,
+    holds: Callable,
+    user: object = None,
+    as_of: object = None,
+) -> Item:
     """One question searched as ``user`` would, its context selected and its
     units prepared by the pipeline's own code; ``holds(hit, unit)`` labels a unit."""
     from retrieval.search import search
@@ -213,15 +237,28 @@ def _item(question: str, *, collection: str, provider: object, answers: list[str
     from .scorer import evidence_prepare
     from .text import asks_about_present
 
-    response = search(question, user, k=settings.NALARKU_ANSWER_SEARCH_K, collection=collection,
-                      expand=False, provider=provider, include_superseded=as_of is not None)
+    response = search(
+        question,
+        user,
+        k=settings.NALARKU_ANSWER_SEARCH_K,
+        collection=collection,
+        expand=False,
+        provider=provider,
+        include_superseded=as_of is not None,
+    )
     hits = hits_as_of(response.results, as_of) if as_of else response.results
-    chunks = context_select(hits, question=response.query,
-                            newest_first=as_of is None and asks_about_present(question))
-    prepared = evidence_prepare(response.query, chunks, vector=response.vector, collection=collection,
-                                provider=getattr(provider, "inner", provider), as_of=as_of is not None)
-    labels = [float(holds(hit, u)) for hit, passage in zip(chunks, prepared.passages, strict=True)
-              for u in passage.units]
+    chunks = context_select(hits, question=response.query, newest_first=as_of is None and asks_about_present(question))
+    prepared = evidence_prepare(
+        response.query,
+        chunks,
+        vector=response.vector,
+        collection=collection,
+        provider=getattr(provider, "inner", provider),
+        as_of=as_of is not None,
+    )
+    labels = [
+        float(holds(hit, u)) for hit, passage in zip(chunks, prepared.passages, strict=True) for u in passage.units
+    ]
     return Item(prepared.question, prepared.passages, np.asarray(labels), bool(answers), answers, group=group)
 
 
@@ -240,8 +277,11 @@ def keyword_query(question: str) -> str | None:
     order, without question and function words; None when fewer than two remain."""
     from .text import STOPWORDS, frame_free
 
-    words = [w for w in re.findall(r"[\w][\w./-]*[\w]|\w", frame_free(question))
-             if w.lower() not in STOPWORDS and w.lower() not in _FUNCTION_WORDS]
+    words = [
+        w
+        for w in re.findall(r"[\w][\w./-]*[\w]|\w", frame_free(question))
+        if w.lower() not in STOPWORDS and w.lower() not in _FUNCTION_WORDS
+    ]
     return " ".join(words) if len(words) >= 2 and len(words) < len(question.split()) else None
 
 
@@ -256,9 +296,8 @@ def items_from_evalset(name: str, *, progress: Callable[[str], None] = lambda me
     (and comes from a gold document, when the case names some)."""
     from django.contrib.auth import get_user_model
 
-    from review.models import AnswerStatus, EvalSet
-
     from retrieval.embeddings import provider_from_config
+    from review.models import AnswerStatus, EvalSet
 
     eval_set = EvalSet.objects.get(name=name)
     users = {u.username: u for u in get_user_model().objects.all()}
@@ -268,11 +307,18 @@ def items_from_evalset(name: str, *, progress: Callable[[str], None] = lambda me
         gold = {g.get("document") for g in case.gold if g.get("document")}
         keys = [normalise_answer(a) for a in case.answers if normalise_answer(a)]
         answerable = case.expected_status != AnswerStatus.INSUFFICIENT_EVIDENCE
-        item = _item(case.question, collection=eval_set.collection, provider=provider,
-                     answers=list(case.answers) if answerable else [], group=case.case_id,
-                     user=users.get(case.username), as_of=case.as_of,
-                     holds=lambda hit, unit, keys=keys, gold=gold: (not gold or hit.document in gold)
-                     and _holds(unit.text, keys))
+        item = _item(
+            case.question,
+            collection=eval_set.collection,
+            provider=provider,
+            answers=list(case.answers) if answerable else [],
+            group=case.case_id,
+            user=users.get(case.username),
+            as_of=case.as_of,
+            holds=lambda hit, unit, keys=keys, gold=gold: (
+                (not gold or hit.document in gold) and _holds(unit.text, keys)
+            ),
+        )
         items.append(dataclasses.replace(item, answerable=answerable))
     progress(f"{len(items)} kasus set {name} disiapkan")
     return items
@@ -284,7 +330,7 @@ def item_rows(items: list[Item], version: str = FEATURES_VERSION) -> tuple[np.nd
     for n, item in enumerate(items):
         x = unit_features(item.question, item.passages, version)
         rows.append(x)
-        labels.append(item.labels[:len(x)])
+        labels.append(item.labels[: len(x)])
         groups.append(np.full(len(x), n))
     return np.vstack(rows), np.concatenate(labels), np.concatenate(groups)
 
@@ -292,8 +338,9 @@ def item_rows(items: list[Item], version: str = FEATURES_VERSION) -> tuple[np.nd
 def _unit_model():  # noqa: ANN202
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    return HistGradientBoostingClassifier(max_iter=300, learning_rate=0.06, max_leaf_nodes=31,
-                                          min_samples_leaf=40, l2_regularization=1.0, random_state=0)
+    return HistGradientBoostingClassifier(
+        max_iter=300, learning_rate=0.06, max_leaf_nodes=31, min_samples_leaf=40, l2_regularization=1.0, random_state=0
+    )
 
 
 def _context_model():  # noqa: ANN202
@@ -301,16 +348,31 @@ def _context_model():  # noqa: ANN202
 
     # Chosen on IDK-MRC valid among four settings (their decision accuracies
     # at the operating point spread over 0.69–0.72).
-    return HistGradientBoostingClassifier(max_iter=300, learning_rate=0.05, max_leaf_nodes=31,
-                                          min_samples_leaf=100, l2_regularization=1.0, random_state=0)
+    return HistGradientBoostingClassifier(
+        max_iter=300, learning_rate=0.05, max_leaf_nodes=31, min_samples_leaf=100, l2_regularization=1.0, random_state=0
+    )
 
 
-def context_rows(items: list[Item], x: np.ndarray, groups: np.ndarray, p: np.ndarray,
-                 version: str = FEATURES_VERSION) -> np.ndarray:
-    return np.vstack([context_features(item.question, x[groups == n], p[groups == n],
-                                       np.vstack([item.question.vector[:0].reshape(0, len(item.question.vector)),
-                                                  *(passage.unit_vectors for passage in item.passages)]), version)
-                      for n, item in enumerate(items)])
+def context_rows(
+    items: list[Item], x: np.ndarray, groups: np.ndarray, p: np.ndarray, version: str = FEATURES_VERSION
+) -> np.ndarray:
+    return np.vstack(
+        [
+            context_features(
+                item.question,
+                x[groups == n],
+                p[groups == n],
+                np.vstack(
+                    [
+                        item.question.vector[:0].reshape(0, len(item.question.vector)),
+                        *(passage.unit_vectors for passage in item.passages),
+                    ]
+                ),
+                version,
+            )
+            for n, item in enumerate(items)
+        ]
+    )
 
 
 @dataclass
@@ -353,8 +415,14 @@ def _score_split(items: list[Item], unit_model: object, context_model: object, v
     return _Scored(items, p, y, groups, raw)
 
 
-def train(train_items: list[Item], valid_items: list[Item], *, dev_items: list[Item] | None = None,
-          version: str = FEATURES_VERSION, progress: Callable[[str], None] = lambda message: None) -> Trained:
+def train(
+    train_items: list[Item],
+    valid_items: list[Item],
+    *,
+    dev_items: list[Item] | None = None,
+    version: str = FEATURES_VERSION,
+    progress: Callable[[str], None] = lambda message: None,
+) -> Trained:
     """The two models on ``train_items``; Platt calibration on ``valid_items``;
     the status bars chosen on the validation split and, when given, the
     editor-style ``dev_items`` together (each weighs the same)."""
@@ -393,14 +461,21 @@ def train(train_items: list[Item], valid_items: list[Item], *, dev_items: list[I
     thresholds = thresholds_choose_joint([(calibrated[n], sets[n].answerable, sets[n].holds) for n in sets])
     thresholds["support_min"] = support_bar(valid.unit_p, valid.unit_y)
     metrics = {
-        "train": {"questions": len(train_items), "unit_rows": len(x), "unit_positives": int(y.sum()),
-                  "unit_auc_out_of_fold": round(float(roc_auc_score(y, out_of_fold)), 4)},
+        "train": {
+            "questions": len(train_items),
+            "unit_rows": len(x),
+            "unit_positives": int(y.sum()),
+            "unit_auc_out_of_fold": round(float(roc_auc_score(y, out_of_fold)), 4),
+        },
     }
     for name, split in sets.items():
-        metrics[name] = {"questions": len(split.items), "unit_rows": len(split.unit_p),
-                         "unit_auc": _auc(split.unit_y, split.unit_p),
-                         "context_auc": _auc(split.answered, split.raw),
-                         **decision_metrics(calibrated[name], split.answerable, split.holds, thresholds)}
+        metrics[name] = {
+            "questions": len(split.items),
+            "unit_rows": len(split.unit_p),
+            "unit_auc": _auc(split.unit_y, split.unit_p),
+            "context_auc": _auc(split.answered, split.raw),
+            **decision_metrics(calibrated[name], split.answerable, split.holds, thresholds),
+        }
     return Trained(unit_model, context_model, calibrator, metrics, thresholds, rarity)
 
 
@@ -412,8 +487,13 @@ def _auc(y: np.ndarray, p: np.ndarray) -> float | None:
 
 def _top_holds_answer(items: list[Item], p: np.ndarray, groups: np.ndarray, claims: int = 3) -> np.ndarray:
     """Per question: one of its top units (the claims it would get) holds the answer."""
-    return np.asarray([bool(item.labels[np.argsort(-p[groups == n])[:claims]].any()) if len(item.labels) else False
-                       for n, item in enumerate(items)], dtype=bool)
+    return np.asarray(
+        [
+            bool(item.labels[np.argsort(-p[groups == n])[:claims]].any()) if len(item.labels) else False
+            for n, item in enumerate(items)
+        ],
+        dtype=bool,
+    )
 
 
 def decision_metrics(p: np.ndarray, answerable: np.ndarray, holds: np.ndarray, thresholds: dict) -> dict:
@@ -421,11 +501,13 @@ def decision_metrics(p: np.ndarray, answerable: np.ndarray, holds: np.ndarray, t
     answered = p >= thresholds["answer_at"]
     yes, no = answerable == 1, answerable == 0
     correct = np.where(yes, holds & ~refused, refused)
-    return {"decision_accuracy": round(float(correct.mean()), 4),
-            "answer_in_claims": round(float((holds & ~refused)[yes].mean()), 4),
-            "unanswerable_refused": round(float(refused[no].mean()), 4),
-            "unanswerable_answered": round(float(answered[no].mean()), 4),
-            "answerable_refused": round(float(refused[yes].mean()), 4)}
+    return {
+        "decision_accuracy": round(float(correct.mean()), 4),
+        "answer_in_claims": round(float((holds & ~refused)[yes].mean()), 4),
+        "unanswerable_refused": round(float(refused[no].mean()), 4),
+        "unanswerable_answered": round(float(answered[no].mean()), 4),
+        "answerable_refused": round(float(refused[yes].mean()), 4),
+    }
 
 
 # What the product asks of the operating point (the editors' issues 12 and
@@ -435,9 +517,13 @@ MIN_ANSWER_IN_CLAIMS = 0.78
 MAX_UNANSWERABLE_ANSWERED = 0.08
 
 
-def thresholds_choose(p: np.ndarray, answerable: np.ndarray, holds: np.ndarray,
-                      max_unanswerable_answered: float = MAX_UNANSWERABLE_ANSWERED,
-                      min_answer_in_claims: float = MIN_ANSWER_IN_CLAIMS) -> dict:
+def thresholds_choose(
+    p: np.ndarray,
+    answerable: np.ndarray,
+    holds: np.ndarray,
+    max_unanswerable_answered: float = MAX_UNANSWERABLE_ANSWERED,
+    min_answer_in_claims: float = MIN_ANSWER_IN_CLAIMS,
+) -> dict:
     """``refuse_below``: the bar with the best decision accuracy among those
     that still show the answer for ``min_answer_in_claims`` of answerable
     questions (the best bar overall if none does); ``answer_at``: the lowest
@@ -445,8 +531,10 @@ def thresholds_choose(p: np.ndarray, answerable: np.ndarray, holds: np.ndarray,
     questions would be ``answered`` (never below the refusal bar)."""
     grid = np.unique(np.round(p, 4))
     yes = answerable == 1
-    scored = [(float(np.where(yes, holds & (p >= t), p < t).mean()), float((holds & (p >= t))[yes].mean()), float(t))
-              for t in grid]
+    scored = [
+        (float(np.where(yes, holds & (p >= t), p < t).mean()), float((holds & (p >= t))[yes].mean()), float(t))
+        for t in grid
+    ]
     allowed = [s for s in scored if s[1] >= min_answer_in_claims] or scored
     refuse = max(allowed, key=lambda s: (s[0], -s[2]))[2] if allowed else 0.5
     answer = 1.0
@@ -460,9 +548,11 @@ def thresholds_choose(p: np.ndarray, answerable: np.ndarray, holds: np.ndarray,
 TIE = 0.01
 
 
-def thresholds_choose_joint(sets: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
-                            max_unanswerable_answered: float = MAX_UNANSWERABLE_ANSWERED,
-                            min_answer_in_claims: float = MIN_ANSWER_IN_CLAIMS) -> dict:
+def thresholds_choose_joint(
+    sets: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    max_unanswerable_answered: float = MAX_UNANSWERABLE_ANSWERED,
+    min_answer_in_claims: float = MIN_ANSWER_IN_CLAIMS,
+) -> dict:
     """The bars of ``thresholds_choose`` over several sets at once, each set
     (calibrated probability, answerable, top units hold the answer) weighing
     the same: ``refuse_below`` maximises the mean balanced decision accuracy
@@ -497,8 +587,11 @@ def thresholds_choose_joint(sets: list[tuple[np.ndarray, np.ndarray, np.ndarray]
     refuse = min(s[2] for s in allowed if s[0] >= best - TIE)
     answer = 1.0
     for t in grid:
-        if all(float((p[answerable == 0] >= t).mean()) <= max_unanswerable_answered
-               for p, answerable, _ in sets if (answerable == 0).any()):
+        if all(
+            float((p[answerable == 0] >= t).mean()) <= max_unanswerable_answered
+            for p, answerable, _ in sets
+            if (answerable == 0).any()
+        ):
             answer = float(t)
             break
     return {"refuse_below": round(refuse, 4), "answer_at": round(max(answer, refuse), 4)}
@@ -525,19 +618,36 @@ def artefact_write(trained: Trained, directory: Path, *, data: dict[str, Path], 
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.pkl"
     with path.open("wb") as handle:
-        pickle.dump({"unit_model": trained.unit_model, "context_model": trained.context_model,
-                     "calibrator": trained.calibrator, "rarity": trained.rarity}, handle, protocol=5)
+        pickle.dump(
+            {
+                "unit_model": trained.unit_model,
+                "context_model": trained.context_model,
+                "calibrator": trained.calibrator,
+                "rarity": trained.rarity,
+            },
+            handle,
+            protocol=5,
+        )
     provider = provider_from_config()
     meta = {
-        "name": name, "created": time.strftime("%Y-%m-%d"),
+        "name": name,
+        "created": time.strftime("%Y-%m-%d"),
         "data": {label: {"file": file.name, "sha256": sha256(file)} for label, file in data.items()},
-        "features": list(feature_names()), "context_features": list(context_feature_names()),
-        "features_version": FEATURES_VERSION, "units_version": UNITS_VERSION,
+        "features": list(feature_names()),
+        "context_features": list(context_feature_names()),
+        "features_version": FEATURES_VERSION,
+        "units_version": UNITS_VERSION,
         "embedding": {"provider": provider.provider, "model": provider.model, "version": provider.version},
-        "libraries": {"scikit-learn": sklearn.__version__, "numpy": np.__version__,
-                      "python": platform.python_version()},
-        "models": {"unit": repr(trained.unit_model), "context": repr(trained.context_model),
-                   "calibration": "Platt (logistic on the log-odds) on the validation split"},
+        "libraries": {
+            "scikit-learn": sklearn.__version__,
+            "numpy": np.__version__,
+            "python": platform.python_version(),
+        },
+        "models": {
+            "unit": repr(trained.unit_model),
+            "context": repr(trained.context_model),
+            "calibration": "Platt (logistic on the log-odds) on the validation split",
+        },
         "contexts": "search + context_select over each split loaded as its own collection",
         "thresholds": trained.thresholds,
         "metrics": trained.metrics,

@@ -98,8 +98,8 @@ _INDENTED = re.compile(r"^(?: {4}|\t)")
 # characters, so autolinks (<https://…>, <a@b.id>) are not tags.
 _TAG = r"<(/?)[A-Za-z][\w.:-]*(?:\s+[^<>]*?)?\s*(/?)>"
 _TAG_LINE = re.compile(rf"^\s*(?:{_TAG}\s*)+$")
-_OPENING_TAGS = re.compile(rf"^\s*(?:<[A-Za-z][\w.:-]*(?:\s+[^<>]*?)?\s*/?>\s*)+")
-_CLOSING_TAGS = re.compile(rf"(?:\s*(?:</[A-Za-z][\w.:-]*\s*>|<[A-Za-z][\w.:-]*(?:\s+[^<>]*?)?\s*/>))+\s*$")
+_OPENING_TAGS = re.compile(r"^\s*(?:<[A-Za-z][\w.:-]*(?:\s+[^<>]*?)?\s*/?>\s*)+")
+_CLOSING_TAGS = re.compile(r"(?:\s*(?:</[A-Za-z][\w.:-]*\s*>|<[A-Za-z][\w.:-]*(?:\s+[^<>]*?)?\s*/>))+\s*$")
 # "Waktu pemutaran: hingga 30 jam", "**Tanggal rilis:** 1 April 2026": a
 # short key (at most six words, no sentence end) then a value.
 _FIELD = re.compile(r"^\W{0,4}([^:.!?\n]{1,60}?)\W{0,4}:\W{0,4}\s*\S")
@@ -111,9 +111,11 @@ _LETTER = re.compile(r"[^\W\d_]")
 # A period after these ends no sentence: initials ("P. Kennedy", letters
 # only: "kode 3. Sesi" ends one), titles and the abbreviations of
 # Indonesian and English prose.
-_ABBREVIATION = re.compile(r"(?:^|[\s(\"'“])(?:[^\W\d_]|[A-Z][a-z]?|c|ca|dr|drs|ir|prof|hj|jl|jln|no|nr|st|sr|jr|"
-                           r"mr|mrs|ms|vs|kab|kec|kel|tel|telp|hlm|yth|bpk|sdr|pt|tbk|cv|vol|ed|dkk|et al|e\.g|i\.e)\.$",
-                           re.I)
+_ABBREVIATION = re.compile(
+    r"(?:^|[\s(\"'“])(?:[^\W\d_]|[A-Z][a-z]?|c|ca|dr|drs|ir|prof|hj|jl|jln|no|nr|st|sr|jr|"
+    r"mr|mrs|ms|vs|kab|kec|kel|tel|telp|hlm|yth|bpk|sdr|pt|tbk|cv|vol|ed|dkk|et al|e\.g|i\.e)\.$",
+    re.I,
+)
 # "skt. 1534", "thn. 2019": a short lower-case word, a period, a number.
 _ABBREVIATED_NUMBER = re.compile(r"(?<![\w])[a-z]{1,4}\.\s+\d")
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
@@ -248,8 +250,11 @@ class _Reader:
             self._flush()  # the lead-in was followed by prose after all
         if not self.paragraph:
             self.lead_in = ""  # new prose: the previous list or table is over
-        if _looks_like_field(body.strip()) and not body.rstrip().endswith(":") and (
-                not self.paragraph or self.paragraph[-1][1].rstrip()[-1:] in ".!?"):
+        if (
+            _looks_like_field(body.strip())
+            and not body.rstrip().endswith(":")
+            and (not self.paragraph or self.paragraph[-1][1].rstrip()[-1:] in ".!?")
+        ):
             self._flush()  # "Waktu pemutaran: 30 jam" lines stand alone, one fact each
             stripped = body.strip()
             start = offset + body.index(stripped)
@@ -262,7 +267,7 @@ class _Reader:
         tags and titles count as blank), or the chunk's first line when the
         next one does not continue its sentence (PDF pages start with their
         title, a long one over two lines)."""
-        after = self.lines[index + 1:index + 2]
+        after = self.lines[index + 1 : index + 2]
         ends_alone = not after or after[0].blank
         if all(line.blank or k in self.titles for k, line in enumerate(self.lines[:index])):
             return ends_alone or not _continues_sentence(after[0].text)
@@ -273,9 +278,13 @@ class _Reader:
         plain-text renderings of forms and transcripts a --- under it is a
         separator, and the field stays a fact."""
         following = self.lines[index + 1] if index + 1 < len(self.lines) else None
-        return (not self.paragraph and following is not None and following.role is _Role.PROSE
-                and bool(_SETEXT_UNDERLINE.match(following.text))
-                and not _looks_like_field(self.lines[index].text.strip()))
+        return (
+            not self.paragraph
+            and following is not None
+            and following.role is _Role.PROSE
+            and bool(_SETEXT_UNDERLINE.match(following.text))
+            and not _looks_like_field(self.lines[index].text.strip())
+        )
 
     # --- lists and tables -------------------------------------------------------
 
@@ -324,8 +333,13 @@ class _Reader:
         """Indented lines a lead-in announces ("Jalankan:" then four spaces
         in): a literal, read like code."""
         end = index
-        while (end < len(self.lines) and not self.lines[end].blank and self.lines[end].role is _Role.PROSE
-               and _INDENTED.match(self.lines[end].text) and not _LIST_MARK.match(self.lines[end].text)):
+        while (
+            end < len(self.lines)
+            and not self.lines[end].blank
+            and self.lines[end].role is _Role.PROSE
+            and _INDENTED.match(self.lines[end].text)
+            and not _LIST_MARK.match(self.lines[end].text)
+        ):
             end += 1
         lead = self._announcement(item)
         self._place_block(_code_units(self.lines[index:end], lead), lead)
@@ -336,8 +350,7 @@ class _Reader:
         that is labelled as a message is one unit, quoted whole; any other is
         quoted prose (a note, a status banner), split like a paragraph."""
         end = index
-        while (end < len(self.lines) and self.lines[end].role is _Role.PROSE
-               and _QUOTE.match(self.lines[end].text)):
+        while end < len(self.lines) and self.lines[end].role is _Role.PROSE and _QUOTE.match(self.lines[end].text):
             end += 1
         bodies = [_unquoted(line) for line in self.lines[index:end]]
         lead = self._announcement(item)
@@ -396,7 +409,7 @@ def _roles(lines: Sequence[str]) -> list[_Role]:
     fences = [i for i, line in enumerate(lines) if _FENCE.match(line)]
     first = 0
     if len(fences) % 2 and not _fence_info(lines[fences[0]]):
-        roles[:fences[0]] = [_Role.CODE] * fences[0]
+        roles[: fences[0]] = [_Role.CODE] * fences[0]
         roles[fences[0]] = _Role.CLOSE
         first = fences[0] + 1
     opener = ""
@@ -405,8 +418,12 @@ def _roles(lines: Sequence[str]) -> list[_Role]:
         if not opener:
             if fence:
                 opener, roles[i] = fence.group(1), _Role.OPEN
-        elif (fence and fence.group(1)[0] == opener[0] and len(fence.group(1)) >= len(opener)
-              and not _fence_info(lines[i])):
+        elif (
+            fence
+            and fence.group(1)[0] == opener[0]
+            and len(fence.group(1)) >= len(opener)
+            and not _fence_info(lines[i])
+        ):
             opener, roles[i] = "", _Role.CLOSE
         else:
             roles[i] = _Role.CODE
@@ -509,7 +526,7 @@ def _code_units(lines: Sequence[_Line], lead: Unit | None) -> list[Unit]:
     content = [i for i, line in enumerate(lines) if line.text.strip()]
     if not content:
         return []
-    whole = lines[content[0]:content[-1] + 1]
+    whole = lines[content[0] : content[-1] + 1]
     if _short(_texts(whole)):
         return [_code_unit(whole, lead)]
     groups = _line_groups(whole)
@@ -594,7 +611,7 @@ def _with_gaps(pieces: list[tuple[int, str]], start: int, end: int) -> str:
     for offset, piece in pieces:
         lo, hi = max(offset, start), min(offset + len(piece), end)
         if lo < hi:
-            chars[lo - start:hi - start] = piece[lo - offset:hi - offset]
+            chars[lo - start : hi - start] = piece[lo - offset : hi - offset]
     return "".join(chars)
 
 
@@ -602,8 +619,11 @@ def _unsplit(source: str) -> list[tuple[int, int]]:
     """Where no sentence ends: inline code, and a message quoted after what
     names it."""
     code = [m.span() for m in _INLINE_CODE.finditer(source)]
-    messages = [m.span() for m in _QUOTATION.finditer(source)
-                if _NAMES_A_MESSAGE.search(source, max(0, m.start() - 80), m.start())]
+    messages = [
+        m.span()
+        for m in _QUOTATION.finditer(source)
+        if _NAMES_A_MESSAGE.search(source, max(0, m.start() - 80), m.start())
+    ]
     return code + messages
 
 
@@ -611,9 +631,13 @@ def _sentences_between(paragraph: list[tuple[int, str]], start: int, end: int) -
     source = _with_gaps(paragraph, start, end)
     unsplit = _unsplit(source)
     cursor = 0
-    ends = [m.start() for m in _SENTENCE_END.finditer(source)
-            if not _ABBREVIATION.search(source[:m.start()]) and not _ABBREVIATED_NUMBER.search(source, m.start() - 6)
-            and not any(a < m.start() < b for a, b in unsplit)]
+    ends = [
+        m.start()
+        for m in _SENTENCE_END.finditer(source)
+        if not _ABBREVIATION.search(source[: m.start()])
+        and not _ABBREVIATED_NUMBER.search(source, m.start() - 6)
+        and not any(a < m.start() < b for a, b in unsplit)
+    ]
     for boundary in [*ends, len(source)]:
         piece = source[cursor:boundary]
         lead = len(piece) - len(piece.lstrip())

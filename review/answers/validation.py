@@ -52,8 +52,14 @@ class Validated:
     degraded: list[str]
 
 
-def draft_validate(draft: Draft, chunks: list[Hit], *, scored: Scored | None = None,
-                   policy: SupportPolicy | None = None, provider: EmbeddingProvider | None = None) -> Validated:
+def draft_validate(
+    draft: Draft,
+    chunks: list[Hit],
+    *,
+    scored: Scored | None = None,
+    policy: SupportPolicy | None = None,
+    provider: EmbeddingProvider | None = None,
+) -> Validated:
     policy = policy or SupportPolicy.from_settings()
     sent = {h.evidence_id: h for h in chunks}
     claims: list[Claim] = []
@@ -66,9 +72,15 @@ def draft_validate(draft: Draft, chunks: list[Hit], *, scored: Scored | None = N
         if not known:
             missing.append(f"Bukti untuk: “{item.text.strip()}”")
             continue
-        claims.append(Claim(text=item.text.strip(), evidence_ids=known, flags=flags,
-                            spans={e: span for e, span in spans.items() if e in known},
-                            score=getattr(item, "score", None)))
+        claims.append(
+            Claim(
+                text=item.text.strip(),
+                evidence_ids=known,
+                flags=flags,
+                spans={e: span for e, span in spans.items() if e in known},
+                score=getattr(item, "score", None),
+            )
+        )
 
     degraded: list[str] = []
     planted = [c for c in claims if _repeats_instructions(c, sent)]
@@ -122,8 +134,13 @@ def _repeats_instructions(claim: Claim, sent: dict[str, Hit]) -> bool:
     return lost_facts or leans_on_them
 
 
-def _check_support(claims: list[Claim], sent: dict[str, Hit], policy: SupportPolicy,
-                   provider: EmbeddingProvider | None, degraded: list[str]) -> None:
+def _check_support(
+    claims: list[Claim],
+    sent: dict[str, Hit],
+    policy: SupportPolicy,
+    provider: EmbeddingProvider | None,
+    degraded: list[str],
+) -> None:
     cited = [without_instructions("\n".join(sent[e].text for e in c.evidence_ids)) for c in claims]
     for claim, text in zip(claims, cited, strict=True):
         if any(not fact_present(f, text) for f in facts(claim.text)):
@@ -141,8 +158,9 @@ def _check_support(claims: list[Claim], sent: dict[str, Hit], policy: SupportPol
             claim.flags.append("weak_support")
 
 
-def _best_similarities(pieces: list[list[str]], provider: EmbeddingProvider | None,
-                       degraded: list[str]) -> list[float | None]:
+def _best_similarities(
+    pieces: list[list[str]], provider: EmbeddingProvider | None, degraded: list[str]
+) -> list[float | None]:
     flat = [text for group in pieces for text in group]
     try:
         vectors, _ = embed_passages_cached(flat, provider or provider_from_config())
@@ -153,7 +171,7 @@ def _best_similarities(pieces: list[list[str]], provider: EmbeddingProvider | No
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
     out, start = [], 0
     for group in pieces:
-        claim, evidence = vectors[start], vectors[start + 1:start + len(group)]
+        claim, evidence = vectors[start], vectors[start + 1 : start + len(group)]
         out.append(float(np.max(evidence @ claim)))
         start += len(group)
     return out

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,21 +14,28 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='ApiToken',
+            name="ApiToken",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(help_text="Untuk apa token ini, mis. 'skrip evaluasi'", max_length=100)),
-                ('prefix', models.CharField(editable=False, help_text='Awal token, untuk mengenalinya', max_length=12)),
-                ('digest', models.CharField(editable=False, max_length=64, unique=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('last_used_at', models.DateTimeField(blank=True, editable=False, null=True)),
-                ('revoked', models.BooleanField(default=False, help_text='Token yang dicabut tidak lagi diterima')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='api_tokens', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(help_text="Untuk apa token ini, mis. 'skrip evaluasi'", max_length=100)),
+                ("prefix", models.CharField(editable=False, help_text="Awal token, untuk mengenalinya", max_length=12)),
+                ("digest", models.CharField(editable=False, max_length=64, unique=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("last_used_at", models.DateTimeField(blank=True, editable=False, null=True)),
+                ("revoked", models.BooleanField(default=False, help_text="Token yang dicabut tidak lagi diterima")),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="api_tokens",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'token API',
-                'verbose_name_plural': 'token API',
-                'ordering': ['-created_at'],
+                "verbose_name": "token API",
+                "verbose_name_plural": "token API",
+                "ordering": ["-created_at"],
             },
         ),
     ]

@@ -6,98 +6,171 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('retrieval', '0002_lexical_postings'),
-        ('review', '0001_initial'),
+        ("retrieval", "0002_lexical_postings"),
+        ("review", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Answer',
+            name="Answer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('answered', 'terjawab'), ('needs_review', 'perlu ditinjau'), ('insufficient_evidence', 'bukti tidak cukup')], max_length=30)),
-                ('generator', models.CharField(max_length=50)),
-                ('retrieval', models.JSONField(default=dict, help_text='Pengaturan pencarian yang dipakai')),
-                ('timings_ms', models.JSONField(default=dict)),
-                ('degraded', models.JSONField(default=list)),
-                ('contract', models.JSONField(default=dict, help_text='Kontrak jawaban lengkap saat dibuat')),
-                ('raw_output', models.TextField(blank=True, help_text='Keluaran mentah generator LLM (hanya admin)')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("answered", "terjawab"),
+                            ("needs_review", "perlu ditinjau"),
+                            ("insufficient_evidence", "bukti tidak cukup"),
+                        ],
+                        max_length=30,
+                    ),
+                ),
+                ("generator", models.CharField(max_length=50)),
+                ("retrieval", models.JSONField(default=dict, help_text="Pengaturan pencarian yang dipakai")),
+                ("timings_ms", models.JSONField(default=dict)),
+                ("degraded", models.JSONField(default=list)),
+                ("contract", models.JSONField(default=dict, help_text="Kontrak jawaban lengkap saat dibuat")),
+                ("raw_output", models.TextField(blank=True, help_text="Keluaran mentah generator LLM (hanya admin)")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'verbose_name': 'jawaban',
-                'verbose_name_plural': 'jawaban',
-                'ordering': ['-created_at'],
+                "verbose_name": "jawaban",
+                "verbose_name_plural": "jawaban",
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Claim',
+            name="Claim",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('text', models.TextField()),
-                ('flags', models.JSONField(default=list, help_text='Temuan validasi, mis. weak_support, conflict')),
-                ('review_status', models.CharField(choices=[('pending', 'belum ditinjau'), ('supported', 'didukung'), ('needs_review', 'perlu ditinjau')], default='pending', max_length=20)),
-                ('review_note', models.TextField(blank=True)),
-                ('reviewed_at', models.DateTimeField(blank=True, null=True)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='claims', to='review.answer')),
-                ('reviewer', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='reviewed_claims', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField()),
+                ("text", models.TextField()),
+                ("flags", models.JSONField(default=list, help_text="Temuan validasi, mis. weak_support, conflict")),
+                (
+                    "review_status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "belum ditinjau"),
+                            ("supported", "didukung"),
+                            ("needs_review", "perlu ditinjau"),
+                        ],
+                        default="pending",
+                        max_length=20,
+                    ),
+                ),
+                ("review_note", models.TextField(blank=True)),
+                ("reviewed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "answer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="claims", to="review.answer"
+                    ),
+                ),
+                (
+                    "reviewer",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="reviewed_claims",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'klaim',
-                'verbose_name_plural': 'klaim',
-                'ordering': ['answer', 'position'],
+                "verbose_name": "klaim",
+                "verbose_name_plural": "klaim",
+                "ordering": ["answer", "position"],
             },
         ),
         migrations.CreateModel(
-            name='ClaimEvidence',
+            name="ClaimEvidence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('evidence_id', models.CharField(max_length=100)),
-                ('rank', models.PositiveIntegerField(help_text='Urutan dalam konteks yang dikirim ke generator')),
-                ('semantic_score', models.FloatField(null=True)),
-                ('rrf_score', models.FloatField(null=True)),
-                ('rerank_score', models.FloatField(null=True)),
-                ('superseded', models.BooleanField(default=False)),
-                ('conflict', models.BooleanField(default=False)),
-                ('via_graph', models.BooleanField(default=False)),
-                ('chunk', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='retrieval.chunk')),
-                ('claim', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='evidence', to='review.claim')),
-                ('document', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='retrieval.document')),
-                ('revision', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='retrieval.revision')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("evidence_id", models.CharField(max_length=100)),
+                ("rank", models.PositiveIntegerField(help_text="Urutan dalam konteks yang dikirim ke generator")),
+                ("semantic_score", models.FloatField(null=True)),
+                ("rrf_score", models.FloatField(null=True)),
+                ("rerank_score", models.FloatField(null=True)),
+                ("superseded", models.BooleanField(default=False)),
+                ("conflict", models.BooleanField(default=False)),
+                ("via_graph", models.BooleanField(default=False)),
+                (
+                    "chunk",
+                    models.ForeignKey(
+                        null=True, on_delete=django.db.models.deletion.SET_NULL, related_name="+", to="retrieval.chunk"
+                    ),
+                ),
+                (
+                    "claim",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="evidence", to="review.claim"
+                    ),
+                ),
+                (
+                    "document",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="retrieval.document",
+                    ),
+                ),
+                (
+                    "revision",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="retrieval.revision",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'bukti klaim',
-                'verbose_name_plural': 'bukti klaim',
-                'ordering': ['claim', 'rank'],
+                "verbose_name": "bukti klaim",
+                "verbose_name_plural": "bukti klaim",
+                "ordering": ["claim", "rank"],
             },
         ),
         migrations.CreateModel(
-            name='Question',
+            name="Question",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.TextField()),
-                ('asked_at', models.DateTimeField(auto_now_add=True)),
-                ('as_of', models.DateField(blank=True, help_text='Jawab menurut arsip pada tanggal ini', null=True)),
-                ('category', models.CharField(blank=True, help_text='Kategori untuk dasbor waktu pencarian', max_length=50)),
-                ('asked_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='questions', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("text", models.TextField()),
+                ("asked_at", models.DateTimeField(auto_now_add=True)),
+                ("as_of", models.DateField(blank=True, help_text="Jawab menurut arsip pada tanggal ini", null=True)),
+                (
+                    "category",
+                    models.CharField(blank=True, help_text="Kategori untuk dasbor waktu pencarian", max_length=50),
+                ),
+                (
+                    "asked_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="questions",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'pertanyaan',
-                'verbose_name_plural': 'pertanyaan',
-                'ordering': ['-asked_at'],
+                "verbose_name": "pertanyaan",
+                "verbose_name_plural": "pertanyaan",
+                "ordering": ["-asked_at"],
             },
         ),
         migrations.AddField(
-            model_name='answer',
-            name='question',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='answers', to='review.question'),
+            model_name="answer",
+            name="question",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="answers", to="review.question"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='claim',
-            constraint=models.UniqueConstraint(fields=('answer', 'position'), name='claim_position_unique'),
+            model_name="claim",
+            constraint=models.UniqueConstraint(fields=("answer", "position"), name="claim_position_unique"),
         ),
     ]

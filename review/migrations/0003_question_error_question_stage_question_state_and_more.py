@@ -6,45 +6,75 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('review', '0002_answer_claim_claimevidence_question_answer_question_and_more'),
+        ("review", "0002_answer_claim_claimevidence_question_answer_question_and_more"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='question',
-            name='error',
+            model_name="question",
+            name="error",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='question',
-            name='stage',
-            field=models.CharField(blank=True, help_text='Tahap yang sedang berjalan', max_length=20),
+            model_name="question",
+            name="stage",
+            field=models.CharField(blank=True, help_text="Tahap yang sedang berjalan", max_length=20),
         ),
         migrations.AddField(
-            model_name='question',
-            name='state',
-            field=models.CharField(choices=[('queued', 'menunggu'), ('running', 'diproses'), ('done', 'selesai'), ('failed', 'gagal')], default='done', max_length=10),
+            model_name="question",
+            name="state",
+            field=models.CharField(
+                choices=[("queued", "menunggu"), ("running", "diproses"), ("done", "selesai"), ("failed", "gagal")],
+                default="done",
+                max_length=10,
+            ),
         ),
         migrations.CreateModel(
-            name='EvidenceLookup',
+            name="EvidenceLookup",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('shown_at', models.DateTimeField()),
-                ('opened_at', models.DateTimeField(blank=True, null=True)),
-                ('decided_at', models.DateTimeField(blank=True, null=True)),
-                ('duration_ms', models.PositiveIntegerField(blank=True, null=True)),
-                ('outcome', models.CharField(blank=True, choices=[('pending', 'belum ditinjau'), ('supported', 'didukung'), ('needs_review', 'perlu ditinjau')], max_length=20)),
-                ('claim', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='lookups', to='review.claim')),
-                ('editor', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='lookups', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("shown_at", models.DateTimeField()),
+                ("opened_at", models.DateTimeField(blank=True, null=True)),
+                ("decided_at", models.DateTimeField(blank=True, null=True)),
+                ("duration_ms", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "outcome",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("pending", "belum ditinjau"),
+                            ("supported", "didukung"),
+                            ("needs_review", "perlu ditinjau"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "claim",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="lookups", to="review.claim"
+                    ),
+                ),
+                (
+                    "editor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="lookups", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'waktu pencarian bukti',
-                'verbose_name_plural': 'waktu pencarian bukti',
-                'ordering': ['-shown_at'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('decided_at__isnull', True)), fields=('editor', 'claim'), name='lookup_one_open')],
+                "verbose_name": "waktu pencarian bukti",
+                "verbose_name_plural": "waktu pencarian bukti",
+                "ordering": ["-shown_at"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("decided_at__isnull", True)),
+                        fields=("editor", "claim"),
+                        name="lookup_one_open",
+                    )
+                ],
             },
         ),
     ]

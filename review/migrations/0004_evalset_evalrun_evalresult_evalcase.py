@@ -5,82 +5,147 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('review', '0003_question_error_question_stage_question_state_and_more'),
+        ("review", "0003_question_error_question_stage_question_state_and_more"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='EvalSet',
+            name="EvalSet",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=100, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.SlugField(max_length=100, unique=True)),
+                ("description", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'verbose_name': 'set evaluasi',
-                'verbose_name_plural': 'set evaluasi',
-                'ordering': ['name'],
+                "verbose_name": "set evaluasi",
+                "verbose_name_plural": "set evaluasi",
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='EvalRun',
+            name="EvalRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('retrieval', 'pencarian'), ('answers', 'jawaban')], max_length=20)),
-                ('label', models.CharField(blank=True, max_length=200)),
-                ('dataset', models.CharField(blank=True, help_text='Direktori BEIR, bila bukan set evaluasi', max_length=300)),
-                ('config', models.JSONField(default=dict)),
-                ('metrics', models.JSONField(default=dict, help_text='{mode: {measure: nilai}} dan per kategori')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('eval_set', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='runs', to='review.evalset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("kind", models.CharField(choices=[("retrieval", "pencarian"), ("answers", "jawaban")], max_length=20)),
+                ("label", models.CharField(blank=True, max_length=200)),
+                (
+                    "dataset",
+                    models.CharField(blank=True, help_text="Direktori BEIR, bila bukan set evaluasi", max_length=300),
+                ),
+                ("config", models.JSONField(default=dict)),
+                ("metrics", models.JSONField(default=dict, help_text="{mode: {measure: nilai}} dan per kategori")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "eval_set",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="runs",
+                        to="review.evalset",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'run evaluasi',
-                'verbose_name_plural': 'run evaluasi',
-                'ordering': ['-created_at'],
+                "verbose_name": "run evaluasi",
+                "verbose_name_plural": "run evaluasi",
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='EvalResult',
+            name="EvalResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('case_id', models.CharField(max_length=100)),
-                ('mode', models.CharField(max_length=30)),
-                ('category', models.CharField(blank=True, max_length=40)),
-                ('candidates', models.JSONField(default=list)),
-                ('measures', models.JSONField(default=dict)),
-                ('latency_ms', models.FloatField(null=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='results', to='review.evalrun')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("case_id", models.CharField(max_length=100)),
+                ("mode", models.CharField(max_length=30)),
+                ("category", models.CharField(blank=True, max_length=40)),
+                ("candidates", models.JSONField(default=list)),
+                ("measures", models.JSONField(default=dict)),
+                ("latency_ms", models.FloatField(null=True)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="results", to="review.evalrun"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run', 'mode', 'case_id'],
-                'indexes': [models.Index(fields=['run', 'mode'], name='eval_result_run_mode')],
+                "ordering": ["run", "mode", "case_id"],
+                "indexes": [models.Index(fields=["run", "mode"], name="eval_result_run_mode")],
             },
         ),
         migrations.CreateModel(
-            name='EvalCase',
+            name="EvalCase",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('case_id', models.CharField(max_length=50)),
-                ('question', models.TextField()),
-                ('category', models.CharField(choices=[('exact_identifier', 'identifikasi persis'), ('paraphrase', 'parafrasa'), ('near_duplicate_old_revision', 'revisi lama yang mirip'), ('mixed_language', 'campuran Indonesia-Inggris'), ('no_answer', 'tanpa jawaban'), ('restricted', 'terbatas'), ('regression', 'regresi dari tinjauan'), ('other', 'lainnya')], default='other', max_length=40)),
-                ('username', models.CharField(blank=True, help_text='Penanya; kosong = pembaca anonim', max_length=150)),
-                ('as_of', models.DateField(blank=True, null=True)),
-                ('gold', models.JSONField(default=list, help_text='[{"document": "D13", "revision": 3}] atau [{"chunk": "D13:r3:p1"}]')),
-                ('expected_status', models.CharField(choices=[('answered', 'terjawab'), ('needs_review', 'perlu ditinjau'), ('insufficient_evidence', 'bukti tidak cukup')], max_length=30)),
-                ('conflict', models.BooleanField(default=False, help_text='Sumber yang bertentangan harus terdeteksi')),
-                ('note', models.TextField(blank=True)),
-                ('source_claim', models.ForeignKey(blank=True, help_text='Klaim tinjauan asal kasus regresi', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='eval_cases', to='review.claim')),
-                ('eval_set', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='cases', to='review.evalset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("case_id", models.CharField(max_length=50)),
+                ("question", models.TextField()),
+                (
+                    "category",
+                    models.CharField(
+                        choices=[
+                            ("exact_identifier", "identifikasi persis"),
+                            ("paraphrase", "parafrasa"),
+                            ("near_duplicate_old_revision", "revisi lama yang mirip"),
+                            ("mixed_language", "campuran Indonesia-Inggris"),
+                            ("no_answer", "tanpa jawaban"),
+                            ("restricted", "terbatas"),
+                            ("regression", "regresi dari tinjauan"),
+                            ("other", "lainnya"),
+                        ],
+                        default="other",
+                        max_length=40,
+                    ),
+                ),
+                (
+                    "username",
+                    models.CharField(blank=True, help_text="Penanya; kosong = pembaca anonim", max_length=150),
+                ),
+                ("as_of", models.DateField(blank=True, null=True)),
+                (
+                    "gold",
+                    models.JSONField(
+                        default=list, help_text='[{"document": "D13", "revision": 3}] atau [{"chunk": "D13:r3:p1"}]'
+                    ),
+                ),
+                (
+                    "expected_status",
+                    models.CharField(
+                        choices=[
+                            ("answered", "terjawab"),
+                            ("needs_review", "perlu ditinjau"),
+                            ("insufficient_evidence", "bukti tidak cukup"),
+                        ],
+                        max_length=30,
+                    ),
+                ),
+                ("conflict", models.BooleanField(default=False, help_text="Sumber yang bertentangan harus terdeteksi")),
+                ("note", models.TextField(blank=True)),
+                (
+                    "source_claim",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Klaim tinjauan asal kasus regresi",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="eval_cases",
+                        to="review.claim",
+                    ),
+                ),
+                (
+                    "eval_set",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="cases", to="review.evalset"
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'kasus evaluasi',
-                'verbose_name_plural': 'kasus evaluasi',
-                'ordering': ['eval_set', 'case_id'],
-                'constraints': [models.UniqueConstraint(fields=('eval_set', 'case_id'), name='eval_case_unique')],
+                "verbose_name": "kasus evaluasi",
+                "verbose_name_plural": "kasus evaluasi",
+                "ordering": ["eval_set", "case_id"],
+                "constraints": [models.UniqueConstraint(fields=("eval_set", "case_id"), name="eval_case_unique")],
             },
         ),
     ]

@@ -4,20 +4,27 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('review', '0004_evalset_evalrun_evalresult_evalcase'),
+        ("review", "0004_evalset_evalrun_evalresult_evalcase"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='evalcase',
-            name='answers',
-            field=models.JSONField(blank=True, default=list, help_text='Kunci jawaban: teks yang harus dimuat klaim yang benar, mis. ["30 jam"]'),
+            model_name="evalcase",
+            name="answers",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text='Kunci jawaban: teks yang harus dimuat klaim yang benar, mis. ["30 jam"]',
+            ),
         ),
         migrations.AddField(
-            model_name='evalset',
-            name='collection',
-            field=models.CharField(default='editorial', help_text='Koleksi yang ditanyai: arsip redaksi, atau dataset publik yang dimuat terpisah (eval_import --squad)', max_length=100),
+            model_name="evalset",
+            name="collection",
+            field=models.CharField(
+                default="editorial",
+                help_text="Koleksi yang ditanyai: arsip redaksi, atau dataset publik yang dimuat terpisah (eval_import --squad)",
+                max_length=100,
+            ),
         ),
     ]

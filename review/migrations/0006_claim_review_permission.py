@@ -4,14 +4,18 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('review', '0005_evalset_collection_evalcase_answers'),
+        ("review", "0005_evalset_collection_evalcase_answers"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='claim',
-            options={'ordering': ['answer', 'position'], 'permissions': [('review_claim', 'Dapat meninjau klaim (menilai, mencatat, antrean, waktu tinjauan)')], 'verbose_name': 'klaim', 'verbose_name_plural': 'klaim'},
+            name="claim",
+            options={
+                "ordering": ["answer", "position"],
+                "permissions": [("review_claim", "Dapat meninjau klaim (menilai, mencatat, antrean, waktu tinjauan)")],
+                "verbose_name": "klaim",
+                "verbose_name_plural": "klaim",
+            },
         ),
     ]

@@ -4,15 +4,36 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('review', '0007_indonesian_labels'),
+        ("review", "0007_indonesian_labels"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='evalcase',
-            name='category',
-            field=models.CharField(choices=[('exact_identifier', 'identifikasi persis'), ('paraphrase', 'parafrasa'), ('near_duplicate_old_revision', 'revisi lama yang mirip'), ('mixed_language', 'campuran Indonesia-Inggris'), ('no_answer', 'tanpa jawaban'), ('restricted', 'terbatas'), ('regression', 'regresi dari tinjauan'), ('frame', 'kerangka pertanyaan'), ('yes_no', 'ya/tidak'), ('english', 'bahasa Inggris'), ('exact_string', 'teks persis'), ('table', 'nilai tabel'), ('now', 'keadaan sekarang'), ('as_of', 'per tanggal'), ('near_miss', 'nyaris cocok'), ('other', 'lainnya')], default='other', max_length=40, verbose_name='kategori'),
+            model_name="evalcase",
+            name="category",
+            field=models.CharField(
+                choices=[
+                    ("exact_identifier", "identifikasi persis"),
+                    ("paraphrase", "parafrasa"),
+                    ("near_duplicate_old_revision", "revisi lama yang mirip"),
+                    ("mixed_language", "campuran Indonesia-Inggris"),
+                    ("no_answer", "tanpa jawaban"),
+                    ("restricted", "terbatas"),
+                    ("regression", "regresi dari tinjauan"),
+                    ("frame", "kerangka pertanyaan"),
+                    ("yes_no", "ya/tidak"),
+                    ("english", "bahasa Inggris"),
+                    ("exact_string", "teks persis"),
+                    ("table", "nilai tabel"),
+                    ("now", "keadaan sekarang"),
+                    ("as_of", "per tanggal"),
+                    ("near_miss", "nyaris cocok"),
+                    ("other", "lainnya"),
+                ],
+                default="other",
+                max_length=40,
+                verbose_name="kategori",
+            ),
         ),
     ]

@@ -14,13 +14,19 @@ register = template.Library()
 
 LABELS = {
     # answer statuses
-    "answered": "Terjawab", "needs_review": "Perlu ditinjau", "insufficient_evidence": "Bukti tidak cukup",
+    "answered": "Terjawab",
+    "needs_review": "Perlu ditinjau",
+    "insufficient_evidence": "Bukti tidak cukup",
     # claim review
-    "pending": "Belum ditinjau", "supported": "Didukung",
+    "pending": "Belum ditinjau",
+    "supported": "Didukung",
     # claim flags
-    "evidence_removed": "ID bukti tak dikenal dibuang", "unsupported_fact": "Angka/ID tidak ada di bukti",
-    "weak_support": "Dukungan lemah", "superseded_evidence": "Bukti dari revisi lama",
-    "conflict": "Sumber bertentangan", "via_graph": "Bukti lewat relasi",
+    "evidence_removed": "ID bukti tak dikenal dibuang",
+    "unsupported_fact": "Angka/ID tidak ada di bukti",
+    "weak_support": "Dukungan lemah",
+    "superseded_evidence": "Bukti dari revisi lama",
+    "conflict": "Sumber bertentangan",
+    "via_graph": "Bukti lewat relasi",
     # degraded states
     "semantic_unavailable": "Pencarian semantik tidak tersedia — hanya leksikal",
     "reranker_unavailable": "Reranker tidak tersedia — urutan RRF",
@@ -29,18 +35,36 @@ LABELS = {
     "generator_invalid_output": "Keluaran model tidak valid",
     "planted_instruction_ignored": "Klaim yang mengulang instruksi tersembunyi di sumber dibuang",
     # conflict kinds
-    "status": "status", "number": "angka", "date": "tanggal",
+    "status": "status",
+    "number": "angka",
+    "date": "tanggal",
     # relations
-    "cites": "mengutip", "supersedes": "menggantikan", "contradicts": "bertentangan dengan",
-    "motivates": "mendasari", "rejects": "menolak", "related": "terkait",
+    "cites": "mengutip",
+    "supersedes": "menggantikan",
+    "contradicts": "bertentangan dengan",
+    "motivates": "mendasari",
+    "rejects": "menolak",
+    "related": "terkait",
     # search stages (their timings on the search desk)
-    "embed": "vektor kueri", "sql": "kueri basis data", "expand": "relasi", "rerank": "urut ulang",
+    "embed": "vektor kueri",
+    "sql": "kueri basis data",
+    "expand": "relasi",
+    "rerank": "urut ulang",
     # answer stages (the report's latency table)
-    "context": "konteks", "generate": "menyusun klaim", "validate": "validasi", "persist": "menyimpan",
+    "context": "konteks",
+    "generate": "menyusun klaim",
+    "validate": "validasi",
+    "persist": "menyimpan",
     # search modes
-    "hybrid": "hibrida", "lexical": "leksikal", "vector": "semantik",
+    "hybrid": "hibrida",
+    "lexical": "leksikal",
+    "vector": "semantik",
     # chunk kinds
-    "paragraph": "paragraf", "list": "daftar", "table": "tabel", "code": "kode", "mixed": "campuran",
+    "paragraph": "paragraf",
+    "list": "daftar",
+    "table": "tabel",
+    "code": "kode",
+    "mixed": "campuran",
 }
 
 
@@ -58,9 +82,18 @@ def source_label(key: object) -> str:
 @register.filter
 def tone(code: object) -> str:
     """CSS tone of a badge."""
-    return {"answered": "ok", "supported": "ok", "needs_review": "warn", "insufficient_evidence": "bad",
-            "conflict": "warn", "superseded_evidence": "warn", "unsupported_fact": "bad",
-            "weak_support": "warn", "evidence_removed": "bad", "via_graph": "info"}.get(str(code), "muted")
+    return {
+        "answered": "ok",
+        "supported": "ok",
+        "needs_review": "warn",
+        "insufficient_evidence": "bad",
+        "conflict": "warn",
+        "superseded_evidence": "warn",
+        "unsupported_fact": "bad",
+        "weak_support": "warn",
+        "evidence_removed": "bad",
+        "via_graph": "info",
+    }.get(str(code), "muted")
 
 
 @register.filter

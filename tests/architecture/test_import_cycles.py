@@ -19,8 +19,12 @@ def _module_name(path: Path) -> str:
 
 
 def _modules() -> dict[str, Path]:
-    return {_module_name(p): p for package in PACKAGES for p in (ROOT / package).rglob("*.py")
-            if "migrations" not in p.parts}
+    return {
+        _module_name(p): p
+        for package in PACKAGES
+        for p in (ROOT / package).rglob("*.py")
+        if "migrations" not in p.parts
+    }
 
 
 def _imports(name: str, path: Path, known: set[str]) -> set[str]:
@@ -28,9 +32,12 @@ def _imports(name: str, path: Path, known: set[str]) -> set[str]:
     ``if TYPE_CHECKING:`` blocks (annotations only, never run)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
-                   and getattr(node.test, "id", getattr(node.test, "attr", "")) == "TYPE_CHECKING"
-                   for n in ast.walk(node)}
+    typing_only = {
+        id(n)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", "")) == "TYPE_CHECKING"
+        for n in ast.walk(node)
+    }
     found: set[str] = set()
     for node in ast.walk(tree):
         if id(node) in typing_only:

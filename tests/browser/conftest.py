@@ -30,8 +30,9 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-dev-shm-usage"]
+        )
         yield browser
         browser.close()
 
@@ -52,8 +53,11 @@ def demo_subset(transactional_db, make_user):
         if isinstance(entry, ManifestEntry) and entry.doc_id in DEMO_KEYS:
             result = revision_submit(data=entry.to_input(), enqueue=False)
             revision_index(revision_id=result.revision.pk)
-    return {"editor": make_user("editor", "redaksi", reviewer=True), "pembaca": make_user("pembaca"),
-            "legal": make_user("legal", "redaksi", "hukum", reviewer=True)}
+    return {
+        "editor": make_user("editor", "redaksi", reviewer=True),
+        "pembaca": make_user("pembaca"),
+        "legal": make_user("legal", "redaksi", "hukum", reviewer=True),
+    }
 
 
 @pytest.fixture

@@ -24,8 +24,11 @@ def audit(page: Page, url: str) -> list[str]:
     page.wait_for_load_state("networkidle")
     results = Axe().run(page)
     assert results.response["testEngine"]["name"] == "axe-core"  # the engine did run on the page
-    return [f"{url}: {v['id']} ({v['impact']}) × {len(v['nodes'])} — {v['help']}"
-            for v in results.response["violations"] if v["impact"] in SERIOUS]
+    return [
+        f"{url}: {v['id']} ({v['impact']}) × {len(v['nodes'])} — {v['help']}"
+        for v in results.response["violations"]
+        if v["impact"] in SERIOUS
+    ]
 
 
 @pytest.mark.parametrize("who", ["editor", "pembaca"])
@@ -37,9 +40,18 @@ def test_no_serious_accessibility_violation_and_no_console_error(page, live_serv
     base = live_server.url
     login(page, base, who)
     document, revision = re.match(r"(\w+):r(\d+):", evidence).groups()
-    pages = ["/", f"/jawaban/{answer.pk}/", "/riwayat/", "/cari/?q=Smart+Sync", "/arsip/",
-             f"/dokumen/{document}/", f"/dokumen/{document}/r{revision}/", f"/bukti/{evidence}/", "/laporan/",
-             "/tidak-ada/"]
+    pages = [
+        "/",
+        f"/jawaban/{answer.pk}/",
+        "/riwayat/",
+        "/cari/?q=Smart+Sync",
+        "/arsip/",
+        f"/dokumen/{document}/",
+        f"/dokumen/{document}/r{revision}/",
+        f"/bukti/{evidence}/",
+        "/laporan/",
+        "/tidak-ada/",
+    ]
     if who == "editor":
         pages += ["/antrean/", "/waktu/"]
     found = [v for path in pages for v in audit(page, base + path)]

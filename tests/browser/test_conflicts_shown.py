@@ -29,13 +29,18 @@ def _ask(page: Page) -> None:
 
 def _sides(page: Page) -> list[dict]:
     """Each side of the first conflict: its label and the documents of its cards."""
-    return page.locator(".conflict").first.locator(".conflict-side").evaluate_all(
-        """sides => sides.map(side => ({
+    return (
+        page.locator(".conflict")
+        .first.locator(".conflict-side")
+        .evaluate_all(
+            """sides => sides.map(side => ({
              label: side.querySelector('.side-label').textContent.trim(),
              docs: [...side.querySelectorAll('.side-sources .eid')].map(e => e.textContent.split(':')[0]),
              folded: !side.querySelector('details.side-sources').open,
              authoritative: side.classList.contains('is-authoritative'),
-             newer: !!side.querySelector('.badge.info')}))""")
+             newer: !!side.querySelector('.badge.info')}))"""
+        )
+    )
 
 
 def test_conflict_sides_weighed_grouped_and_claims_first_on_a_phone(page, live_server, demo_subset, worker):
@@ -51,8 +56,9 @@ def test_conflict_sides_weighed_grouped_and_claims_first_on_a_phone(page, live_s
     assert not re.search(r"private preview", by_doc["D14"]["label"], re.I), sides
     # Grouped: every source card sits under exactly one side, folded until asked for.
     assert all(side["folded"] for side in sides)
-    assert all(len(set(side["docs"]) & set(other["docs"])) == 0 for side in sides for other in sides
-               if side is not other)
+    assert all(
+        len(set(side["docs"]) & set(other["docs"])) == 0 for side in sides for other in sides if side is not other
+    )
 
     head = page.locator(".conflict .conflict-head").first.inner_text()
     assert re.search(r"Lebih berwenang: “[^”]+” — \w+", head) or "Sama berwenang" in head, head

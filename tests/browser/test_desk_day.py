@@ -26,8 +26,7 @@ DELIBERATE = re.compile(r"status of 40[13]")
 
 def _console_errors(page: Page) -> list[str]:
     errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and not DELIBERATE.search(m.text)
-            else None)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and not DELIBERATE.search(m.text) else None)
     return errors
 
 

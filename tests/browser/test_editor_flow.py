@@ -107,8 +107,7 @@ def test_form_errors_show_in_place_without_debug(page, live_server, demo_subset,
     console error on the way but the browser's own note of each 400."""
     assert not settings.DEBUG
     errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text)
-            if m.type == "error" and "status of 400" not in m.text else None)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "status of 400" not in m.text else None)
     base = live_server.url
     login(page, base, "pembaca")
     ask = page.get_by_role("button", name="Cari bukti dan susun jawaban")
@@ -146,9 +145,12 @@ def test_an_editor_reviews_from_the_keyboard_alone(page, live_server, demo_subse
     rows = page.locator("[data-claim]")
     assert rows.count() >= 2, "the demo question's answer has several claims"
     first, second = rows.nth(0).get_attribute("id"), rows.nth(1).get_attribute("id")
-    order = page.evaluate("""id => { const row = document.getElementById(id);
+    order = page.evaluate(
+        """id => { const row = document.getElementById(id);
         const items = [...row.querySelectorAll('summary, button, input')];
-        return items.map(e => e.tagName.toLowerCase()); }""", first)
+        return items.map(e => e.tagName.toLowerCase()); }""",
+        first,
+    )
     assert order[0] == "summary" and "button" in order, order
 
     page.keyboard.press("d")
@@ -163,11 +165,15 @@ def test_an_editor_reviews_from_the_keyboard_alone(page, live_server, demo_subse
     if len(ids) > 2:
         page.wait_for_function("id => document.activeElement && document.activeElement.id === id", arg=ids[2])
     page.keyboard.press("k")  # back to the previous claim
-    page.wait_for_function("id => document.activeElement && document.activeElement.id === id",
-                           arg=second if len(ids) > 2 else first)
+    page.wait_for_function(
+        "id => document.activeElement && document.activeElement.id === id", arg=second if len(ids) > 2 else first
+    )
     from review.models import Claim
 
-    decided = dict(Claim.objects.filter(pk__in=[int(first.split("-")[1]), int(second.split("-")[1])])
-                   .values_list("pk", "review_status"))
+    decided = dict(
+        Claim.objects.filter(pk__in=[int(first.split("-")[1]), int(second.split("-")[1])]).values_list(
+            "pk", "review_status"
+        )
+    )
     assert decided == {int(first.split("-")[1]): "supported", int(second.split("-")[1]): "needs_review"}
     assert not errors, errors

@@ -22,18 +22,37 @@ HOSTILE = """<h1>Sinar <img src=x onerror="window.__pwned=1;alert(1)"></h1>
 
 
 def test_pages_showing_hostile_documents_run_nothing(page: Page, live_server, make_revision, make_user):
-    make_revision(HOSTILE, key="X1", fmt="html", public=True, title='<img src=x onerror="window.__pwned=9">T',
-                  url="javascript:window.__pwned=10", source_type="documentation")
-    make_revision("# Catatan <img src=x onerror=window.__pwned=11>\n\nFitur Sinar <script>window.__pwned=12"
-                  "</script> masih private preview. [x](javascript:window.__pwned=13)", key="X2", public=True)
+    make_revision(
+        HOSTILE,
+        key="X1",
+        fmt="html",
+        public=True,
+        title='<img src=x onerror="window.__pwned=9">T',
+        url="javascript:window.__pwned=10",
+        source_type="documentation",
+    )
+    make_revision(
+        "# Catatan <img src=x onerror=window.__pwned=11>\n\nFitur Sinar <script>window.__pwned=12"
+        "</script> masih private preview. [x](javascript:window.__pwned=13)",
+        key="X2",
+        public=True,
+    )
     editor = make_user("editor")
-    answer = question_ask(text='<img src=x onerror="window.__pwned=14"> Apakah fitur Sinar tersedia?',
-                          user=editor).answer
+    answer = question_ask(
+        text='<img src=x onerror="window.__pwned=14"> Apakah fitur Sinar tersedia?', user=editor
+    ).answer
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     login(page, live_server.url, "editor")
-    for path in ("/dokumen/X1/r1/", "/dokumen/X1/", "/dokumen/X2/r1/", f"/jawaban/{answer.pk}/",
-                 "/cari/?q=fitur+Sinar+private+preview", "/riwayat/", "/arsip/"):
+    for path in (
+        "/dokumen/X1/r1/",
+        "/dokumen/X1/",
+        "/dokumen/X2/r1/",
+        f"/jawaban/{answer.pk}/",
+        "/cari/?q=fitur+Sinar+private+preview",
+        "/riwayat/",
+        "/arsip/",
+    ):
         page.goto(live_server.url + path)
         page.wait_for_load_state("networkidle")
         for link in page.locator("a[href^='javascript:']").all():

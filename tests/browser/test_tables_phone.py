@@ -52,8 +52,7 @@ MEASURE = """text => {
 }"""
 
 
-def test_a_wide_table_scrolls_and_its_codes_stay_whole_on_a_phone(page: Page, live_server, make_user,
-                                                                  make_revision):
+def test_a_wide_table_scrolls_and_its_codes_stay_whole_on_a_phone(page: Page, live_server, make_user, make_revision):
     revision = make_revision(WIDE_TABLE, fmt="html", title="Kode perangkat", public=True)
     chunk = Chunk.objects.get(revision=revision, kind="table")
     make_user("editor")

@@ -72,6 +72,7 @@ def stop_process(process: subprocess.Popen, *, grace: float = 10.0, sig: int = s
 
 # --- model server ---------------------------------------------------------------------
 
+
 def hashed_vector(text: str, dims: int) -> list[float]:
     """A deterministic embedding: signed hashing of the words, normalised, so
     texts sharing words are close."""
@@ -168,8 +169,7 @@ class ModelServer:
         self.hold = None
         self._released.set()
 
-    def wait_for_requests(self, predicate: Callable[[list[str]], bool], count: int = 1,
-                          timeout: float = 60.0) -> bool:
+    def wait_for_requests(self, predicate: Callable[[list[str]], bool], count: int = 1, timeout: float = 60.0) -> bool:
         """Wait until ``count`` requests whose texts match ``predicate`` arrived."""
         deadline = time.monotonic() + timeout
         with self._seen:
@@ -190,17 +190,29 @@ def model_server() -> Iterator[ModelServer]:
 
 def embedding_config(server: ModelServer) -> dict:
     """settings.NALARKU_EMBEDDING for ``server`` (Ollama API)."""
-    return {"provider": "ollama", "model": "fault-embed", "url": server.url, "api_key": "",
-            "dimensions": server.dims, "timeout": 30.0, "batch_size": 32}
+    return {
+        "provider": "ollama",
+        "model": "fault-embed",
+        "url": server.url,
+        "api_key": "",
+        "dimensions": server.dims,
+        "timeout": 30.0,
+        "batch_size": 32,
+    }
 
 
 def embedding_env(server: ModelServer) -> dict[str, str]:
     """The same configuration for a subprocess."""
-    return {"NALARKU_EMBEDDING_PROVIDER": "ollama", "NALARKU_EMBEDDING_MODEL": "fault-embed",
-            "NALARKU_EMBEDDING_URL": server.url, "NALARKU_EMBEDDING_DIMENSIONS": str(server.dims)}
+    return {
+        "NALARKU_EMBEDDING_PROVIDER": "ollama",
+        "NALARKU_EMBEDDING_MODEL": "fault-embed",
+        "NALARKU_EMBEDDING_URL": server.url,
+        "NALARKU_EMBEDDING_DIMENSIONS": str(server.dims),
+    }
 
 
 # --- redis ----------------------------------------------------------------------------
+
 
 class RedisServer:
     """A private redis-server on loopback, nothing persisted."""
@@ -218,8 +230,23 @@ class RedisServer:
         self.workdir.mkdir(parents=True, exist_ok=True)
         log = open(self.workdir / "redis.log", "ab")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", LOOPBACK, "--save", "", "--appendonly", "no",
-             "--dir", str(self.workdir)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                LOOPBACK,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.workdir),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         log.close()
         client = redis.Redis(host=LOOPBACK, port=self.port, socket_connect_timeout=0.5)
         if not wait_for(lambda: self._pings(client), timeout=10):
@@ -258,6 +285,7 @@ def private_redis(tmp_path: Path) -> Iterator[RedisServer]:
 
 
 # --- celery worker --------------------------------------------------------------------
+
 
 def subprocess_database_url() -> str:
     """The test database, for a subprocess (embedded server: a unix socket)."""
@@ -301,12 +329,39 @@ class Worker:
 def launch_worker(log: Path, env: dict[str, str] | None = None) -> Worker:
     """Start a worker against the test database and this process's broker
     (the caller stops it with ``stop_worker``, and waits for it to be ready)."""
-    full_env = {**os.environ, "DATABASE_URL": subprocess_database_url(), "REDIS_URL": celery_app.conf.broker_url,
-                "NALARKU_LOG_LEVEL": "INFO", **(env or {})}
+    full_env = {
+        **os.environ,
+        "DATABASE_URL": subprocess_database_url(),
+        "REDIS_URL": celery_app.conf.broker_url,
+        "NALARKU_LOG_LEVEL": "INFO",
+        **(env or {}),
+    }
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "nalarku_site", "worker", "-P", "prefork", "-c", "1",
-         "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO", "--logfile", str(log)],
-        cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "nalarku_site",
+            "worker",
+            "-P",
+            "prefork",
+            "-c",
+            "1",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-l",
+            "INFO",
+            "--logfile",
+            str(log),
+        ],
+        cwd=ROOT,
+        env=full_env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     return Worker(process, log)
 
 
@@ -334,6 +389,7 @@ def start_worker(tmp_path: Path) -> Iterator[Callable[..., Worker]]:
 
 # --- the archive's invariants ------------------------------------------------------------
 
+
 def assert_indexed_once(revision_id: int) -> int:
     """One chunk per position, one vector per chunk in the active space,
     postings only once per (term, chunk), and corpus statistics that agree
@@ -355,8 +411,12 @@ def assert_indexed_once(revision_id: int) -> int:
     assert not postings.values("chunk_id", "term").annotate(n=Count("tf")).filter(n__gt=1).exists()
     stats = LexicalStats.objects.get(collection="editorial")
     assert stats.chunk_count == Chunk.objects.filter(document__collection="editorial").count()
-    actual_df = dict(Posting.objects.filter(chunk__document__collection="editorial").values("term")
-                     .annotate(n=Count("tf")).values_list("term", "n"))
+    actual_df = dict(
+        Posting.objects.filter(chunk__document__collection="editorial")
+        .values("term")
+        .annotate(n=Count("tf"))
+        .values_list("term", "n")
+    )
     stored_df = dict(TermStat.objects.filter(collection="editorial", df__gt=0).values_list("term", "df"))
     assert stored_df == actual_df
     return n

@@ -80,7 +80,8 @@ def lexical_ids(query: str) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_ingestion_retries_with_backoff_and_gives_up_after_the_last_retry(
-        indexed, model_server, private_redis, start_worker):
+    indexed, model_server, private_redis, start_worker
+):
     model_server.stop()
     worker = start_worker(embedding_env(model_server))
     # P1 revision 2: saved and enqueued as usual, first delivery.
@@ -108,8 +109,9 @@ def test_ingestion_retries_with_backoff_and_gives_up_after_the_last_retry(
     assert previous.status == "active" and previous.document.current_revision_id == previous.pk
     legal = User.objects.create_user("legal")
     legal.groups.add(Group.objects.get(name="hukum"))
-    assert [h.evidence_id for h in search("cadangan Garuda", legal, mode="lexical", expand=False).results] \
-        == ["S1:r1:p1"]
+    assert [h.evidence_id for h in search("cadangan Garuda", legal, mode="lexical", expand=False).results] == [
+        "S1:r1:p1"
+    ]
 
     retries = worker.wait_log(RETRY, count=2, timeout=30)
     assert [m.group(1) for m in retries] == ["5", "10"]  # 5 · 2^retries, and none for S1

@@ -10,11 +10,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from nalarku_site.celery import app as celery_app
 from retrieval.ingestion import RevisionInput, revision_index, revision_submit
 from review.models import Answer
 from review.tokens import token_issue
-
-from nalarku_site.celery import app as celery_app
 
 from .conftest import ModelServer, RedisServer, launch_worker, stop_worker, use_broker, wait_for
 
@@ -40,9 +39,15 @@ def llm_worker(django_db_setup, tmp_path_factory, llm_server):  # noqa: ANN001
     broker = RedisServer(workdir / "redis").start()
     previous = celery_app.conf.broker_url
     use_broker(broker.url)
-    worker = launch_worker(workdir / "worker.log", {
-        "NALARKU_GENERATOR": "ollama", "NALARKU_LLM_URL": llm_server.url, "NALARKU_LLM_MODEL": "fault-llm",
-        "NALARKU_LLM_TIMEOUT": "1"})
+    worker = launch_worker(
+        workdir / "worker.log",
+        {
+            "NALARKU_GENERATOR": "ollama",
+            "NALARKU_LLM_URL": llm_server.url,
+            "NALARKU_LLM_MODEL": "fault-llm",
+            "NALARKU_LLM_TIMEOUT": "1",
+        },
+    )
     try:
         worker.wait_log(r"ready\.", timeout=60)
         yield worker
@@ -72,9 +77,13 @@ def failing(request, llm_server, settings):  # noqa: ANN001
 
 @pytest.fixture
 def archive():
-    data = RevisionInput(key="S1", title="Dokumentasi Sinar", public=True, source_type="documentation",
-                         content="# Sinar\n\nSejak 2 Mei 2026 fitur Sinar tersedia untuk semua pelanggan "
-                                 "di semua paket.")
+    data = RevisionInput(
+        key="S1",
+        title="Dokumentasi Sinar",
+        public=True,
+        source_type="documentation",
+        content="# Sinar\n\nSejak 2 Mei 2026 fitur Sinar tersedia untuk semua pelanggan di semua paket.",
+    )
     revision_index(revision_id=revision_submit(data=data, enqueue=False).revision.pk)
 
 
@@ -112,8 +121,12 @@ def test_llm_down_gives_the_extractive_answer_flagged(failing, archive, llm_work
 
     # The JSON API, answered in the request.
     _, token = token_issue(user=editor, name="uji")
-    response = client.post(reverse("api-ask"), {"question": QUESTION}, content_type="application/json",
-                           HTTP_AUTHORIZATION=f"Bearer {token}")
+    response = client.post(
+        reverse("api-ask"),
+        {"question": QUESTION},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {token}",
+    )
     assert response.status_code == 200, response.content
     body = response.json()
     assert "generator_unavailable" in body["degraded"]

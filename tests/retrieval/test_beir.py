@@ -26,16 +26,24 @@ from retrieval.search import search
 pytestmark = pytest.mark.django_db
 
 PASSAGES = [
-    {"_id": "p1", "title": "Kristoforus Kolumbus",
-     "text": "Kolumbus bukanlah orang pertama yang tiba di Amerika. Orang Viking dari Eropa Utara telah "
-             "berkunjung ke Amerika Utara pada abad ke-11."},
-    {"_id": "p2", "title": "Diffusion tensor imaging",
-     "text": "Diffusion tensor magnetic resonance imaging measures the apparent diffusion coefficient of "
-             "cerebral white matter in newborn infants."},
-    {"_id": "p3", "title": "",
-     "text": "Donggala adalah sebuah kabupaten di provinsi Sulawesi Tengah, Indonesia."},
-    {"_id": "p4", "title": "Vitamin D",
-     "text": "Vitamin D supplementation did not reduce the risk of fractures in elderly adults."},
+    {
+        "_id": "p1",
+        "title": "Kristoforus Kolumbus",
+        "text": "Kolumbus bukanlah orang pertama yang tiba di Amerika. Orang Viking dari Eropa Utara telah "
+        "berkunjung ke Amerika Utara pada abad ke-11.",
+    },
+    {
+        "_id": "p2",
+        "title": "Diffusion tensor imaging",
+        "text": "Diffusion tensor magnetic resonance imaging measures the apparent diffusion coefficient of "
+        "cerebral white matter in newborn infants.",
+    },
+    {"_id": "p3", "title": "", "text": "Donggala adalah sebuah kabupaten di provinsi Sulawesi Tengah, Indonesia."},
+    {
+        "_id": "p4",
+        "title": "Vitamin D",
+        "text": "Vitamin D supplementation did not reduce the risk of fractures in elderly adults.",
+    },
 ]
 QUERIES = [
     {"_id": "q1", "text": "Siapakah yang pertama menemukan benua Amerika?"},
@@ -46,11 +54,13 @@ QRELS = "query-id\tcorpus-id\tscore\nq1\tp1\t1\nq2\tp3\t1\n"
 
 def write_dataset(root: Path, passages: list[dict] = PASSAGES, corpus_text: str | None = None) -> Path:
     (root / "qrels").mkdir(parents=True, exist_ok=True)
-    corpus = corpus_text if corpus_text is not None else "\n".join(
-        json.dumps(p, ensure_ascii=False) for p in passages) + "\n"
+    corpus = (
+        corpus_text
+        if corpus_text is not None
+        else "\n".join(json.dumps(p, ensure_ascii=False) for p in passages) + "\n"
+    )
     (root / "corpus.jsonl").write_text(corpus, encoding="utf-8")
-    (root / "queries.jsonl").write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in QUERIES),
-                                        encoding="utf-8")
+    (root / "queries.jsonl").write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in QUERIES), encoding="utf-8")
     (root / "qrels" / "test.tsv").write_text(QRELS, encoding="utf-8")
     return root
 
@@ -131,19 +141,21 @@ def test_limit_loads_the_first_passages_and_restricts_the_queries(dataset):
 
 
 def test_collection_option_and_editorial_refused(dataset):
-    call_command("load_beir", str(dataset), "--limit", "1", "--collection", "uji", stdout=StringIO(),
-                 stderr=StringIO())
+    call_command("load_beir", str(dataset), "--limit", "1", "--collection", "uji", stdout=StringIO(), stderr=StringIO())
     assert Document.objects.get().key == "uji:p1"
     with pytest.raises(CommandError, match="editorial"):
         call_command("load_beir", str(dataset), "--collection", "editorial", stdout=StringIO())
 
 
-@pytest.mark.parametrize("bad_line, message", [
-    ('{"_id": "p9", "title": "x", "text": ', "JSON tidak valid"),
-    ('{"_id": "p9", "title": "x"}', "text: wajib diisi"),
-    ('["p9", "x"]', "objek JSON"),
-    ('{"_id": "p1", "title": "", "text": "lagi"}', "sudah dipakai di corpus.jsonl baris 1"),
-])
+@pytest.mark.parametrize(
+    "bad_line, message",
+    [
+        ('{"_id": "p9", "title": "x", "text": ', "JSON tidak valid"),
+        ('{"_id": "p9", "title": "x"}', "text: wajib diisi"),
+        ('["p9", "x"]', "objek JSON"),
+        ('{"_id": "p1", "title": "", "text": "lagi"}', "sudah dipakai di corpus.jsonl baris 1"),
+    ],
+)
 def test_malformed_corpus_line_is_named_and_nothing_is_loaded(tmp_path, bad_line, message):
     lines = [json.dumps(p) for p in PASSAGES[:2]] + [bad_line]
     directory = write_dataset(tmp_path / "rusak", corpus_text="\n".join(lines) + "\n")

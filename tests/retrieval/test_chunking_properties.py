@@ -32,8 +32,7 @@ from hypothesis import strategies as st
 from retrieval.chunking import ChunkDraft, ChunkingError, chunk_document
 from retrieval.embeddings import token_count
 
-FAST = settings(max_examples=100, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 
 def words(text: str) -> int:
@@ -41,6 +40,7 @@ def words(text: str) -> int:
 
 
 # --- what every chunking must satisfy ---------------------------------------------
+
 
 def visible_words(fragment: str) -> list[str]:
     """Words a reader sees in an HTML fragment, computed independently of the
@@ -72,10 +72,11 @@ def assert_maps_back(source: str, fmt: str, chunks: list[ChunkDraft]) -> None:
             assert 0 <= a < b <= chunk.char_start
         if fmt in ("markdown", "text"):
             prefix = "".join(source[a:b] + "\n" for a, b in chunk.repeated)
-            assert chunk.text == prefix + source[chunk.char_start:chunk.char_end]
+            assert chunk.text == prefix + source[chunk.char_start : chunk.char_end]
         else:
-            expected = [w for a, b in [*chunk.repeated, (chunk.char_start, chunk.char_end)]
-                        for w in visible_words(source[a:b])]
+            expected = [
+                w for a, b in [*chunk.repeated, (chunk.char_start, chunk.char_end)] for w in visible_words(source[a:b])
+            ]
             assert unmarked(chunk.text.split()) == unmarked(expected)
         previous_end = chunk.char_end
     assert [c.position for c in chunks] == list(range(1, len(chunks) + 1))
@@ -97,6 +98,7 @@ def chunk_or_nothing(source: str, fmt: str, max_tokens: int, count=words) -> lis
 
 # --- structured documents of unique words -------------------------------------------
 
+
 @dataclass
 class Doc:
     blocks: list[tuple]  # ("heading", level, words) | ("para", sentences) | ("list", lead, items)
@@ -108,24 +110,28 @@ def doc_strategy() -> st.SearchStrategy[Doc]:
 
     def word_list(min_size: int, max_size: int) -> st.SearchStrategy[list[str]]:
         return st.lists(st.just(0), min_size=min_size, max_size=max_size).map(
-            lambda xs: [f"w{next(counter)}" for _ in xs])
+            lambda xs: [f"w{next(counter)}" for _ in xs]
+        )
 
     sentence = word_list(1, 12).map(lambda ws: ws[:-1] + [ws[-1] + "."])
-    lead = st.one_of(st.none(), st.lists(sentence, min_size=1, max_size=3).map(
-        lambda ss: ss[:-1] + [ss[-1][:-1] + [ss[-1][-1].rstrip(".") + ":"]]))
+    lead = st.one_of(
+        st.none(),
+        st.lists(sentence, min_size=1, max_size=3).map(
+            lambda ss: ss[:-1] + [ss[-1][:-1] + [ss[-1][-1].rstrip(".") + ":"]]
+        ),
+    )
     block = st.one_of(
         st.tuples(st.just("heading"), st.integers(1, 3), word_list(1, 4)),
         st.tuples(st.just("para"), st.lists(sentence, min_size=1, max_size=8)),
         st.tuples(st.just("list"), lead, st.lists(word_list(1, 8), min_size=1, max_size=10)),
-        st.tuples(st.just("table"), lead, word_list(2, 3),
-                  st.lists(word_list(2, 3), min_size=1, max_size=10)),
+        st.tuples(st.just("table"), lead, word_list(2, 3), st.lists(word_list(2, 3), min_size=1, max_size=10)),
         st.tuples(st.just("code"), st.lists(word_list(1, 6), min_size=1, max_size=12)),
     )
     return st.lists(block, min_size=1, max_size=8).map(Doc)
 
 
 def _cells(ws: list[str], width: int) -> list[str]:
-    return (ws + [""] * width)[:max(width, 1)] if width else ws
+    return (ws + [""] * width)[: max(width, 1)] if width else ws
 
 
 def render_markdown(doc: Doc, crlf: bool = False) -> str:
@@ -167,12 +173,16 @@ def render_html(doc: Doc) -> str:
             lead, header, rows = rest
             if lead:
                 out.append("<div>" + " ".join(" ".join(s) for s in lead) + "</div>")
-            out.append("<table><tr>" + "".join(f"<th>{h}</th>" for h in header) + "</tr>"
-                       + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
-                       + "</table>")
+            out.append(
+                "<table><tr>"
+                + "".join(f"<th>{h}</th>" for h in header)
+                + "</tr>"
+                + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+                + "</table>"
+            )
         else:
             out.append("<pre>" + "\n".join(html.escape(" ".join(line)) for line in rest[0]) + "</pre>")
-        out.append('<!-- komentar --><span hidden>tersembunyi</span>\n')
+        out.append("<!-- komentar --><span hidden>tersembunyi</span>\n")
     out.append("</body></html>")
     return "".join(out)
 
@@ -249,8 +259,11 @@ def test_split_table_repeats_its_header_at_its_own_span():
     lead = 0, len("Tabel berikut:")
     for chunk in chunks[1:]:
         assert [source[a:b] for a, b in chunk.repeated] == ["Tabel berikut:", "| Kode | Arti |", "|---|---|"]
-        assert chunk.repeated == (lead, (header[0], source.index("\n", header[0])),
-                                  (source.index("|---|---|"), header[1]))
+        assert chunk.repeated == (
+            lead,
+            (header[0], source.index("\n", header[0])),
+            (source.index("|---|---|"), header[1]),
+        )
     assert_maps_back(source, "markdown", chunks)
 
 
@@ -265,14 +278,17 @@ def test_split_list_keeps_its_whole_lead_in_paragraph():
     assert_maps_back(source, "markdown", chunks)
 
 
-@pytest.mark.parametrize(("source", "expected"), [
-    # Regression: loose text was placed at its parent's start, before "isi".
-    ("<div>sebelum<p>isi</p>sesudah</div>", ["sebelum", "isi", "sesudah"]),
-    # Regression: text after a block inside an unclosed heading was dropped.
-    ("<h1>T<p>x</p>sesudah</h1>", ["x", "sesudah"]),
-    # Regression: a nested table's cells were repeated as rows of the outer one.
-    ("<table><tr><td>a<table><tr><td>dalam</td></tr></table></td></tr></table>", ["a", "dalam"]),
-])
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # Regression: loose text was placed at its parent's start, before "isi".
+        ("<div>sebelum<p>isi</p>sesudah</div>", ["sebelum", "isi", "sesudah"]),
+        # Regression: text after a block inside an unclosed heading was dropped.
+        ("<h1>T<p>x</p>sesudah</h1>", ["x", "sesudah"]),
+        # Regression: a nested table's cells were repeated as rows of the outer one.
+        ("<table><tr><td>a<table><tr><td>dalam</td></tr></table></td></tr></table>", ["a", "dalam"]),
+    ],
+)
 def test_html_text_in_document_order_once(source, expected):
     chunks = chunk_document(source, "html", count=words, max_tokens=50)
     assert unmarked(" ".join(c.text for c in chunks).split()) == expected
@@ -288,12 +304,57 @@ def test_lone_cr_line_breaks_in_markdown():
 
 # --- any input at all -----------------------------------------------------------------
 
-markup_text = st.lists(st.sampled_from(
-    list("ab .:-|#*`>\n\r\t1<>/=\"'&;!?") + ["<p>", "</p>", "<li>", "<ul>", "</ul>", "<ol>", "<h1>",
-    "</h1>", "<table>", "<tr>", "<td>", "<th>", "</td>", "<pre>", "</pre>", "<!--", "-->", "&amp;",
-    "&#", "&#x41;", "\x00", "\u2028", "\x85", "\x0b", "é", "日本", "<div hidden>", "</div>", "<b>",
-    "<script>", "</script>", "```", "---", "| a | b |\n|---|---|\n", "\r\n", "<br>", "<![CDATA[x]]>",
-    "<span style='display:none'>", "</span>", "&nbsp;", "&lt;", "&notanentity;", "&amp"]), max_size=120).map("".join)
+markup_text = st.lists(
+    st.sampled_from(
+        list("ab .:-|#*`>\n\r\t1<>/=\"'&;!?")
+        + [
+            "<p>",
+            "</p>",
+            "<li>",
+            "<ul>",
+            "</ul>",
+            "<ol>",
+            "<h1>",
+            "</h1>",
+            "<table>",
+            "<tr>",
+            "<td>",
+            "<th>",
+            "</td>",
+            "<pre>",
+            "</pre>",
+            "<!--",
+            "-->",
+            "&amp;",
+            "&#",
+            "&#x41;",
+            "\x00",
+            "\u2028",
+            "\x85",
+            "\x0b",
+            "é",
+            "日本",
+            "<div hidden>",
+            "</div>",
+            "<b>",
+            "<script>",
+            "</script>",
+            "```",
+            "---",
+            "| a | b |\n|---|---|\n",
+            "\r\n",
+            "<br>",
+            "<![CDATA[x]]>",
+            "<span style='display:none'>",
+            "</span>",
+            "&nbsp;",
+            "&lt;",
+            "&notanentity;",
+            "&amp",
+        ]
+    ),
+    max_size=120,
+).map("".join)
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "html", "text"])
@@ -330,15 +391,21 @@ def test_pathological_shapes(fmt):
 
 # --- the real tokenizer -----------------------------------------------------------------
 
-REAL_DOC = """# Panduan
+REAL_DOC = (
+    """# Panduan
 
 Untuk mengganti kata sandi, buka menu Profil. Lalu ikuti langkah berikut:
 
-""" + "\n".join(f"{n}. Langkah ke-{n}: klik tombol ERR_CONN_RESET lalu tunggu sinkronisasi." for n in range(1, 30)) + """
+"""
+    + "\n".join(f"{n}. Langkah ke-{n}: klik tombol ERR_CONN_RESET lalu tunggu sinkronisasi." for n in range(1, 30))
+    + """
 
 | Kode | Arti |
 |---|---|
-""" + "\n".join(f"| LD-40{n:02d} | Kuota penyimpanan habis untuk akun nomor {n} |" for n in range(40)) + "\n"
+"""
+    + "\n".join(f"| LD-40{n:02d} | Kuota penyimpanan habis untuk akun nomor {n} |" for n in range(40))
+    + "\n"
+)
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "text"])
@@ -351,8 +418,10 @@ def test_real_tokenizer_respects_the_limit(fmt, count):
 
 def test_real_tokenizer_html(count):
     rows = "".join(f"<tr><td>LD-40{n:02d}</td><td>Kuota habis &amp; akun {n}</td></tr>" for n in range(40))
-    source = (f"<h1>Kode</h1><p>Daftar kode galat: </p><table><tr><th>Kode</th><th>Arti</th></tr>{rows}"
-              "</table><p>" + " ".join(f"Kalimat {n} tentang baterai." for n in range(60)) + "</p>")
+    source = (
+        f"<h1>Kode</h1><p>Daftar kode galat: </p><table><tr><th>Kode</th><th>Arti</th></tr>{rows}"
+        "</table><p>" + " ".join(f"Kalimat {n} tentang baterai." for n in range(60)) + "</p>"
+    )
     chunks = chunk_document(source, "html", count=count, max_tokens=48)
     assert len(chunks) > 3
     assert_maps_back(source, "html", chunks)

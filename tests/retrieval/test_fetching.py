@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -37,8 +38,9 @@ class Site:
     def __init__(self, server: HTTPServer) -> None:
         self.body = "Fitur Sinar tersedia dalam private preview untuk pelanggan terpilih paket Bisnis."
         self.hits: list[Request] = []
-        server.expect_request("/robots.txt").respond_with_data("User-agent: *\nDisallow: /rahasia\n",
-                                                               content_type="text/plain")
+        server.expect_request("/robots.txt").respond_with_data(
+            "User-agent: *\nDisallow: /rahasia\n", content_type="text/plain"
+        )
         server.expect_request("/status").respond_with_handler(self.page)
         self.url = server.url_for("/status")
 
@@ -47,8 +49,11 @@ class Site:
         etag = f'"{abs(hash(self.body))}"'
         if request.headers.get("If-None-Match") == etag:
             return Response(status=304, headers={"ETag": etag})
-        return Response(PAGE.format(body=self.body), content_type="text/html; charset=utf-8",
-                        headers={"ETag": etag, "Last-Modified": "Mon, 01 Jun 2026 08:00:00 GMT"})
+        return Response(
+            PAGE.format(body=self.body),
+            content_type="text/html; charset=utf-8",
+            headers={"ETag": etag, "Last-Modified": "Mon, 01 Jun 2026 08:00:00 GMT"},
+        )
 
 
 @pytest.fixture
@@ -60,8 +65,9 @@ run = run_command
 
 
 def test_a_page_is_fetched_changed_and_refetched_into_a_second_revision(site: Site):
-    out, err, error = run("ingest", "--fetch", site.url, "--doc-id", "D40", "--public",
-                          "--source-type", "announcement", "--sync")
+    out, err, error = run(
+        "ingest", "--fetch", site.url, "--doc-id", "D40", "--public", "--source-type", "announcement", "--sync"
+    )
     assert error is None, err
     document = Document.objects.get(key="D40")
     first = document.current_revision
@@ -99,8 +105,10 @@ def test_failures_are_recorded_and_the_serving_revision_stays(site: Site, httpse
         (Response("rusak", status=500), "server menjawab HTTP 500 (galat server)"),
         (Response("hilang", status=404), "server menjawab HTTP 404 (halaman tidak ditemukan)"),
         (Response(b"\x89PNG....", content_type="image/png"), "jenis konten tidak didukung: image/png"),
-        (Response("<html><body><script>var x = 1;</script></body></html>", content_type="text/html"),
-         "halaman tidak berisi teks utama"),
+        (
+            Response("<html><body><script>var x = 1;</script></body></html>", content_type="text/html"),
+            "halaman tidak berisi teks utama",
+        ),
     ]
     for reply, reason in outcomes:
         httpserver.clear_all_handlers()
@@ -134,7 +142,9 @@ def test_robots_txt_redirects_and_timeouts(httpserver: HTTPServer):
             fetcher.get("file:///etc/passwd")
     with Fetcher(timeout=0.5, host_delay=0) as fetcher:
         # Nothing listens on the discard port; said in words, not httpx's class name.
-        with pytest.raises(FetchError, match=r"^tidak dapat dihubungi \(koneksi ditolak atau alamat tidak ditemukan\)$"):
+        with pytest.raises(
+            FetchError, match=r"^tidak dapat dihubungi \(koneksi ditolak atau alamat tidak ditemukan\)$"
+        ):
             fetcher.get("http://127.0.0.1:9/tertutup")
 
 
@@ -142,21 +152,34 @@ def test_requests_to_one_host_are_spaced(httpserver: HTTPServer):
     httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
     times: list[float] = []
     httpserver.expect_request("/a").respond_with_handler(
-        lambda r: (times.append(time.monotonic()), Response("isi a", content_type="text/plain"))[1])
+        lambda r: (times.append(time.monotonic()), Response("isi a", content_type="text/plain"))[1]
+    )
     with Fetcher(host_delay=0.4) as fetcher:
         for _ in range(3):
             fetcher.get(httpserver.url_for("/a"))
-    gaps = [b - a for a, b in zip(times, times[1:])]
+    gaps = [b - a for a, b in pairwise(times)]
     assert len(gaps) == 2 and min(gaps) >= 0.38, gaps
 
 
 def test_a_manifest_line_with_fetch_and_the_periodic_task(site: Site, tmp_path: Path):
     manifest = tmp_path / "arsip.jsonl"
-    manifest.write_text("\n".join(json.dumps(line) for line in [
-        {"doc_id": "F1", "title": "Status Sinar", "fetch": True, "url": site.url, "public": True,
-         "fetch_every_hours": 1},
-        {"doc_id": "F2", "title": "Tanpa URL", "fetch": True},
-    ]), encoding="utf-8")
+    manifest.write_text(
+        "\n".join(
+            json.dumps(line)
+            for line in [
+                {
+                    "doc_id": "F1",
+                    "title": "Status Sinar",
+                    "fetch": True,
+                    "url": site.url,
+                    "public": True,
+                    "fetch_every_hours": 1,
+                },
+                {"doc_id": "F2", "title": "Tanpa URL", "fetch": True},
+            ]
+        ),
+        encoding="utf-8",
+    )
     out, err, error = run("ingest", "--manifest", str(manifest), "--sync")
     assert error is not None and "baris 2 (F2): fetch: true memerlukan url" in err
     document = Document.objects.get(key="F1")
@@ -179,15 +202,19 @@ def test_admin_actions_that_change_revisions_need_the_change_right(client, make_
 
     make_revision("Isi.", key="V1", fmt="text", public=True)
     viewer = make_user("pengamat", is_staff=True)
-    viewer.user_permissions.add(*Permission.objects.filter(
-        content_type__app_label="retrieval", codename__in=["view_document", "view_revision"]))
+    viewer.user_permissions.add(
+        *Permission.objects.filter(content_type__app_label="retrieval", codename__in=["view_document", "view_revision"])
+    )
     client.force_login(viewer)
     assert "fetch_now" not in client.get("/admin/retrieval/document/").content.decode()
     assert "reindex" not in client.get("/admin/retrieval/revision/").content.decode()
     editor = make_user("pengelola", is_staff=True)
-    editor.user_permissions.add(*Permission.objects.filter(
-        content_type__app_label="retrieval",
-        codename__in=["view_document", "change_document", "view_revision", "change_revision"]))
+    editor.user_permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="retrieval",
+            codename__in=["view_document", "change_document", "view_revision", "change_revision"],
+        )
+    )
     client.force_login(editor)
     assert "fetch_now" in client.get("/admin/retrieval/document/").content.decode()
     assert "reindex" in client.get("/admin/retrieval/revision/").content.decode()

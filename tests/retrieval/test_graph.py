@@ -18,11 +18,16 @@ QUERY = "jadwal peluncuran fitur Sinar"
 def archive(make_revision, settings):
     settings.NALARKU_GRAPH = {"types": ["cites", "supersedes"], "depth": 2, "max_nodes": 5}
     # A (the hit) cites B; B cites the legal memo S; S cites E; A is "related" to R.
-    make_revision("# Sinar\n\nPeluncuran fitur Sinar dijadwalkan bulan Mei.", key="A", public=True,
-                  relations=[("cites", "B"), ("related", "R"), ("cites", "S")])
+    make_revision(
+        "# Sinar\n\nPeluncuran fitur Sinar dijadwalkan bulan Mei.",
+        key="A",
+        public=True,
+        relations=[("cites", "B"), ("related", "R"), ("cites", "S")],
+    )
     make_revision("# Kebijakan rilis\n\nSemua fitur melewati masa beta.", key="B", public=True)
-    make_revision("# Memo hukum\n\nProyek Garuda Biru menunda peluncuran.", key="S", groups=("hukum",),
-                  relations=[("cites", "E")])
+    make_revision(
+        "# Memo hukum\n\nProyek Garuda Biru menunda peluncuran.", key="S", groups=("hukum",), relations=[("cites", "E")]
+    )
     make_revision("# Catatan teknis\n\nArsitektur penyimpanan baru.", key="E", public=True)
     make_revision("# Lain\n\nResep nasi goreng.", key="R", public=True)
 
@@ -51,7 +56,7 @@ def test_expansion_never_reaches_or_walks_through_hidden_documents(archive, make
     assert reached["S"] == {"type": "cites", "source": "A", "target": "S"}
     assert reached["E"] == {"type": "cites", "source": "S", "target": "E"}
     lawyer.groups.clear()  # the next query already knows
-    assert set(h.document for h in search(QUERY, lawyer, k=1).results) == {"A", "B"}
+    assert {h.document for h in search(QUERY, lawyer, k=1).results} == {"A", "B"}
 
 
 def test_depth_cap_and_switch(archive, make_user, settings):
@@ -73,8 +78,9 @@ def test_incoming_relations_are_followed_and_direct_hits_not_repeated(archive, m
 
 def test_relation_to_a_document_ingested_later_resolves(make_revision, make_user, settings):
     settings.NALARKU_GRAPH = {"types": ["cites"], "depth": 1, "max_nodes": 5}
-    make_revision("# Artikel\n\nMengutip pengumuman tentang fitur Sinar.", key="X", public=True,
-                  relations=[("cites", "Y")])
+    make_revision(
+        "# Artikel\n\nMengutip pengumuman tentang fitur Sinar.", key="X", public=True, relations=[("cites", "Y")]
+    )
     assert Relation.objects.get(target_key="Y").target is None
     make_revision("# Pengumuman\n\nPengumuman resmi.", key="Y", public=True)
     assert [h.document for h in graph_hits(search("artikel mengutip fitur Sinar", None, k=1))] == ["Y"]

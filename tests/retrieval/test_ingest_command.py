@@ -20,18 +20,34 @@ def run(*args: str) -> tuple[str, str, CommandError | None]:
 
 
 def line(doc_id: str, content: str, **fields: object) -> str:
-    return json.dumps({"doc_id": doc_id, "title": f"Judul {doc_id}", "source_type": "documentation",
-                       "document_date": "2026-03-01", "groups": ["redaksi"], "public": False,
-                       "format": "markdown", "content": content, **fields}, ensure_ascii=False)
+    return json.dumps(
+        {
+            "doc_id": doc_id,
+            "title": f"Judul {doc_id}",
+            "source_type": "documentation",
+            "document_date": "2026-03-01",
+            "groups": ["redaksi"],
+            "public": False,
+            "format": "markdown",
+            "content": content,
+            **fields,
+        },
+        ensure_ascii=False,
+    )
 
 
 def test_manifest_with_revisions_sync(tmp_path: Path):
     manifest = tmp_path / "arsip.jsonl"
-    manifest.write_text("\n".join([
-        line("D12", "# Fitur\n\nPrivate preview.", groups=["redaksi", "produk-baru"]),
-        line("D12", "# Fitur\n\nTersedia untuk semua pelanggan.", document_date="2026-05-02"),
-        line("D13", "Artikel mengutip D12.", format="text", relations=[{"type": "cites", "target": "D12"}]),
-    ]), encoding="utf-8")
+    manifest.write_text(
+        "\n".join(
+            [
+                line("D12", "# Fitur\n\nPrivate preview.", groups=["redaksi", "produk-baru"]),
+                line("D12", "# Fitur\n\nTersedia untuk semua pelanggan.", document_date="2026-05-02"),
+                line("D13", "Artikel mengutip D12.", format="text", relations=[{"type": "cites", "target": "D12"}]),
+            ]
+        ),
+        encoding="utf-8",
+    )
     out, err, error = run("--manifest", str(manifest), "--sync")
     assert error is None, err
     assert "Dokumen baru: 2; revisi baru: 3" in out
@@ -48,15 +64,20 @@ def test_manifest_with_revisions_sync(tmp_path: Path):
 
 def test_bad_lines_are_named_and_good_lines_kept(tmp_path: Path):
     manifest = tmp_path / "campur.jsonl"
-    manifest.write_bytes("\n".join([
-        line("OK1", "# Baik\n\nIsi pertama."),
-        json.dumps({"doc_id": "X1", "content": "tanpa judul"}),
-        line("X2", "Isi.", document_date="2026-02-30"),
-        "{tidak json",
-        line("X3", ""),
-        line("X4", "Isi.", format="odt"),
-        line("OK2", "# Baik\n\nIsi kedua."),
-    ]).encode() + b"\n\xff\xfe rusak\n", )
+    manifest.write_bytes(
+        "\n".join(
+            [
+                line("OK1", "# Baik\n\nIsi pertama."),
+                json.dumps({"doc_id": "X1", "content": "tanpa judul"}),
+                line("X2", "Isi.", document_date="2026-02-30"),
+                "{tidak json",
+                line("X3", ""),
+                line("X4", "Isi.", format="odt"),
+                line("OK2", "# Baik\n\nIsi kedua."),
+            ]
+        ).encode()
+        + b"\n\xff\xfe rusak\n",
+    )
     out, err, error = run("--manifest", str(manifest), "--sync")
     assert error is not None and "6 masukan ditolak" in str(error)
     assert "campur.jsonl baris 2 (X1): title: wajib diisi" in err
@@ -74,8 +95,18 @@ def test_files_with_options(tmp_path: Path):
     guide.write_text("# Panduan Akun\n\n## Sandi\n\nGanti sandi tiap 90 hari.", encoding="utf-8")
     page = tmp_path / "halaman.html"
     page.write_text("<h1>Harga</h1><p>Paket Pro Rp50.000.</p>", encoding="utf-8")
-    out, err, error = run(str(guide), "--groups", "hukum,redaksi", "--source-type", "policy",
-                          "--document-date", "2026-01-15", "--url", "https://contoh.id/p", "--sync")
+    out, err, error = run(
+        str(guide),
+        "--groups",
+        "hukum,redaksi",
+        "--source-type",
+        "policy",
+        "--document-date",
+        "2026-01-15",
+        "--url",
+        "https://contoh.id/p",
+        "--sync",
+    )
     assert error is None, err
     document = Document.objects.get(key="panduan")
     assert document.title == "Panduan Akun" and document.source_type_id == "policy"

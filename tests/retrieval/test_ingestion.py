@@ -153,8 +153,9 @@ def test_every_space_gets_a_partial_hnsw_index(make_revision):
     revision = make_revision(GA, key="D28")
     space_id = ChunkEmbedding.objects.filter(chunk__revision=revision).values_list("space_id", flat=True)[0]
     with connection.cursor() as cursor:
-        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s",
-                       [f"chunk_embedding_hnsw_space_{space_id}"])
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = %s", [f"chunk_embedding_hnsw_space_{space_id}"]
+        )
         (definition,) = cursor.fetchone()
     assert "hnsw" in definition and "vector(384)" in definition and f"space_id = {space_id}" in definition
 
@@ -169,11 +170,10 @@ def test_sweep_reenqueues_pending_revisions(make_revision, monkeypatch):
 
 
 def test_new_model_fills_its_own_space_then_becomes_active(make_revision, httpserver):
-    from tests.retrieval.test_embeddings import ollama_handler
-
     from retrieval.embeddings import OllamaProvider
     from retrieval.ingestion import space_activate, space_fill, space_for
     from retrieval.models import EmbeddingSpace
+    from tests.retrieval.test_embeddings import ollama_handler
 
     make_revision(GA, key="D40")
     make_revision(PREVIEW, key="D41")

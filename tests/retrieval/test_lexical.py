@@ -66,8 +66,10 @@ def test_postings_are_narrow_rows_keyed_in_impact_order():
     with connection.cursor() as cursor:
         cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'retrieval_posting'")
         indexes = dict(cursor.fetchall())
-        cursor.execute("SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
-                       "WHERE attrelid = 'retrieval_posting'::regclass AND attnum > 0 AND NOT attisdropped")
+        cursor.execute(
+            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
+            "WHERE attrelid = 'retrieval_posting'::regclass AND attnum > 0 AND NOT attisdropped"
+        )
         columns = dict(cursor.fetchall())
     assert indexes.keys() == {"retrieval_posting_pkey", "posting_chunk_brin"}
     assert "(term_id, weight, chunk_id)" in indexes["retrieval_posting_pkey"]

@@ -20,25 +20,32 @@ from retrieval.sources import InputProblem, ManifestEntry, read_manifest
 FAST = settings(max_examples=150, deadline=None, derandomize=True)
 
 printable = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40).filter(
-    lambda s: s.strip() == s and s)
+    lambda s: s.strip() == s and s
+)
 
 good_entry = st.fixed_dictionaries(
-    {"doc_id": st.from_regex(r"\A[A-Za-z0-9][A-Za-z0-9_.:-]{0,20}\Z"),
-     "title": printable,
-     "content": printable},
-    optional={"format": st.sampled_from(["markdown", "html", "text"]),
-              "source_type": st.sampled_from(["documentation", "announcement", "article", "other"]),
-              "url": st.just("https://contoh.id/a"),
-              "document_date": st.dates().map(str),
-              "groups": st.lists(printable, max_size=3),
-              "public": st.booleans(),
-              "relations": st.lists(st.fixed_dictionaries({"type": st.sampled_from(["cites", "related"]),
-                                                           "target": st.from_regex(r"\AD[0-9]{1,4}\Z")}),
-                                    max_size=2)})
+    {"doc_id": st.from_regex(r"\A[A-Za-z0-9][A-Za-z0-9_.:-]{0,20}\Z"), "title": printable, "content": printable},
+    optional={
+        "format": st.sampled_from(["markdown", "html", "text"]),
+        "source_type": st.sampled_from(["documentation", "announcement", "article", "other"]),
+        "url": st.just("https://contoh.id/a"),
+        "document_date": st.dates().map(str),
+        "groups": st.lists(printable, max_size=3),
+        "public": st.booleans(),
+        "relations": st.lists(
+            st.fixed_dictionaries(
+                {"type": st.sampled_from(["cites", "related"]), "target": st.from_regex(r"\AD[0-9]{1,4}\Z")}
+            ),
+            max_size=2,
+        ),
+    },
+)
 
-json_value = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-                          lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
-                          max_leaves=10)
+json_value = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=10,
+)
 
 bad_json_line = st.one_of(
     json_value.map(lambda v: json.dumps(v).encode()),
@@ -50,8 +57,11 @@ bad_json_line = st.one_of(
     st.just(b"1" * 5000),
 )
 
-line = st.one_of(good_entry.map(lambda e: ("good", e)), bad_json_line.map(lambda b: ("raw", b)),
-                 st.sampled_from([b"", b"   ", b"\t\r"]).map(lambda b: ("blank", b)))
+line = st.one_of(
+    good_entry.map(lambda e: ("good", e)),
+    bad_json_line.map(lambda b: ("raw", b)),
+    st.sampled_from([b"", b"   ", b"\t\r"]).map(lambda b: ("blank", b)),
+)
 
 
 def read(lines: list[bytes]) -> list[ManifestEntry | InputProblem]:
@@ -72,10 +82,11 @@ def test_every_line_is_an_entry_or_a_numbered_problem(lines, bom):
     if bom and encoded:
         encoded[0] = b"\xef\xbb\xbf" + encoded[0]
     items = read(encoded)
-    expected = [(n, kind, v) for n, ((kind, v), raw) in enumerate(zip(lines, encoded), start=1)
-                if raw.strip()]
+    expected = [
+        (n, kind, v) for n, ((kind, v), raw) in enumerate(zip(lines, encoded, strict=True), start=1) if raw.strip()
+    ]
     assert len(items) == len(expected)
-    for item, (number, kind, value) in zip(items, expected):
+    for item, (number, kind, value) in zip(items, expected, strict=True):
         if kind == "good":
             assert isinstance(item, ManifestEntry), item
             dumped = item.model_dump(mode="json", exclude_unset=True)

@@ -37,8 +37,7 @@ def warranty_pdf() -> bytes:
     pdf.set_font("Helvetica", "B", 18)
     pdf.cell(0, 10, "Panduan Garansi Perangkat", new_x="LMARGIN", new_y="NEXT")
     pdf.set_font("Helvetica", size=11)
-    pdf.multi_cell(0, 6, "Garansi Nusantara Cloud mencakup kerusakan pabrik pada perangkat keras yang dibeli "
-                         "resmi.")
+    pdf.multi_cell(0, 6, "Garansi Nusantara Cloud mencakup kerusakan pabrik pada perangkat keras yang dibeli resmi.")
     pdf.add_page()
     pdf.set_font("Helvetica", size=11)
     pdf.multi_cell(0, 6, SENTENCE)
@@ -79,6 +78,7 @@ def warranty(tmp_path: Path) -> Chunk:
 
 # --- the pure functions ---------------------------------------------------------
 
+
 def test_a_page_label_is_a_page_or_a_range_with_an_en_dash():
     assert page_label(3) == page_label(3, 3) == "3"
     assert page_label(1, 2) == "1\u20132"
@@ -105,13 +105,19 @@ def test_a_span_in_a_chunks_text_skips_the_repeated_context_in_front():
 
 # --- ingestion, search, the answer, the desk and the exports ---------------------
 
+
 def test_a_chunk_over_a_page_break_carries_its_range_and_the_sentence_its_page(warranty: Chunk):
     assert (warranty.page, warranty.page_end) == (1, 2)
     assert "Garansi Nusantara Cloud" in warranty.text  # page 1's paragraph is in the same chunk
     start = warranty.text.index(SENTENCE)
-    assert text_pages(start, start + len(SENTENCE), text_length=len(warranty.text),
-                      char_start=warranty.char_start, char_end=warranty.char_end,
-                      page_starts=warranty.revision.page_starts) == (2, 2)
+    assert text_pages(
+        start,
+        start + len(SENTENCE),
+        text_length=len(warranty.text),
+        char_start=warranty.char_start,
+        char_end=warranty.char_end,
+        page_starts=warranty.revision.page_starts,
+    ) == (2, 2)
     hit = next(h for h in search("klaim garansi 21 hari kerja", None).results if h.evidence_id == warranty.key)
     assert (hit.page, hit.page_end) == (1, 2)
 
@@ -137,8 +143,9 @@ def test_the_claim_cites_the_page_of_its_sentence(warranty: Chunk, client, make_
     page = client.get(reverse("answer", args=[answer.pk])).content.decode()
     assert "· hlm. 2 ·" in page and "hlm. 1\u20132" not in page  # the card shown for the claim
     row = answer.claims.get(text=claim.text)
-    decided = client.post(reverse("claim-decide", args=[row.pk]), {"status": "supported"},
-                          HTTP_HX_REQUEST="true").content.decode()
+    decided = client.post(
+        reverse("claim-decide", args=[row.pk]), {"status": "supported"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
     assert "· hlm. 2 ·" in decided  # the claim's htmx partial, re-rendered after review
     results = client.get("/cari/", {"q": "klaim garansi 21 hari kerja"}).content.decode()
     assert "· hlm. 1\u20132 ·" in results
@@ -164,18 +171,46 @@ def test_evidence_without_pages_gets_no_label(make_revision):
     revision = make_revision("# Catatan\n\nTanpa halaman sama sekali.", public=True)
     chunk = Chunk.objects.get(revision=revision)
     assert chunk.page is None and chunk.page_end is None
-    hit = Hit(evidence_id=chunk.key, document=revision.document.key, revision=1, title="Catatan", heading_path="",
-              text=chunk.text, superseded=False, lexical_rank=1, semantic_rank=1, rrf_score=0.0,
-              semantic_score=None, source_type="article", document_date=None, url="", chunk_id=chunk.pk)
+    hit = Hit(
+        evidence_id=chunk.key,
+        document=revision.document.key,
+        revision=1,
+        title="Catatan",
+        heading_path="",
+        text=chunk.text,
+        superseded=False,
+        lexical_rank=1,
+        semantic_rank=1,
+        rrf_score=0.0,
+        semantic_score=None,
+        source_type="article",
+        document_date=None,
+        url="",
+        chunk_id=chunk.pk,
+    )
     assert span_labels([hit], {chunk.key: [0, 5]}, {}) == {}
 
 
 def test_a_contract_stored_before_page_ranges_still_loads():
-    stored = {"question_id": "Q1", "status": "answered", "missing": [], "conflicts": [], "degraded": [],
-              "claims": [{"text": "Klaim lama.", "evidence_ids": ["D1:r1:p1"], "flags": [],
-                          "spans": {"D1:r1:p1": [0, 11]}, "score": 0.9}],
-              "evidence": {"D1:r1:p1": {"document": "D1", "revision": 1, "title": "Lama", "page": 3,
-                                        "source_type": "policy"}}}
+    stored = {
+        "question_id": "Q1",
+        "status": "answered",
+        "missing": [],
+        "conflicts": [],
+        "degraded": [],
+        "claims": [
+            {
+                "text": "Klaim lama.",
+                "evidence_ids": ["D1:r1:p1"],
+                "flags": [],
+                "spans": {"D1:r1:p1": [0, 11]},
+                "score": 0.9,
+            }
+        ],
+        "evidence": {
+            "D1:r1:p1": {"document": "D1", "revision": 1, "title": "Lama", "page": 3, "source_type": "policy"}
+        },
+    }
     contract = AnswerContract.model_validate(stored)
     assert contract.claims[0].pages == {} and contract.evidence["D1:r1:p1"].page_end is None
 

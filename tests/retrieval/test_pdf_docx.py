@@ -35,8 +35,9 @@ def policy_pdf(*, password: str | None = None) -> bytes:
     pdf.set_font("Helvetica", "B", 18)
     pdf.cell(0, 10, "Kebijakan Retensi Data", new_x="LMARGIN", new_y="NEXT")
     pdf.set_font("Helvetica", size=11)
-    pdf.multi_cell(0, 6, "Data pelanggan Nusantara Cloud disimpan di pusat data Jakarta. Kebijakan ini "
-                         "berlaku sejak 1 Maret 2026.")
+    pdf.multi_cell(
+        0, 6, "Data pelanggan Nusantara Cloud disimpan di pusat data Jakarta. Kebijakan ini berlaku sejak 1 Maret 2026."
+    )
     pdf.ln(4)
     pdf.multi_cell(0, 6, "- Akun yang ditutup dihapus setelah 90 hari.\n- Salinan cadangan disimpan 35 hari.")
     pdf.add_page()
@@ -70,8 +71,8 @@ def guide_docx() -> bytes:
     document.add_paragraph("Diganti setiap 180 hari", style="List Bullet")
     document.add_heading("Paket", level=1)
     table = document.add_table(rows=3, cols=2)
-    for row, cells in zip(table.rows, [("Paket", "Harga"), ("Dasar", "Rp50.000"), ("Pro", "Rp120.000")]):
-        for cell, text in zip(row.cells, cells):
+    for row, cells in zip(table.rows, [("Paket", "Harga"), ("Dasar", "Rp50.000"), ("Pro", "Rp120.000")], strict=True):
+        for cell, text in zip(row.cells, cells, strict=True):
             cell.text = text
     out = io.BytesIO()
     document.save(out)
@@ -135,8 +136,13 @@ def test_a_manifest_takes_a_path_or_base64_content(tmp_path: Path):
     (tmp_path / "berkas" / "retensi.pdf").write_bytes(policy_pdf())
     lines = [
         {"doc_id": "P1", "title": "Retensi", "format": "pdf", "path": "berkas/retensi.pdf", "public": True},
-        {"doc_id": "W1", "title": "Panduan", "format": "docx", "public": True,
-         "content": base64.b64encode(guide_docx()).decode()},
+        {
+            "doc_id": "W1",
+            "title": "Panduan",
+            "format": "docx",
+            "public": True,
+            "content": base64.b64encode(guide_docx()).decode(),
+        },
         {"doc_id": "X1", "title": "Rusak", "format": "pdf", "content": "bukan base64!"},
         {"doc_id": "X2", "title": "Dua", "format": "pdf", "path": "berkas/retensi.pdf", "content": "QQ=="},
     ]
@@ -145,20 +151,29 @@ def test_a_manifest_takes_a_path_or_base64_content(tmp_path: Path):
     out, err, error = ingest("--manifest", str(manifest), "--sync")
     assert error is not None and "2 masukan ditolak" in str(error)
     assert "arsip.jsonl baris 3 (X1): content untuk format pdf harus base64 yang sah" in err
-    assert "baris 4 (X2): isi harus diberikan dengan tepat satu dari content, path atau fetch (ada content, path)" in err
+    assert (
+        "baris 4 (X2): isi harus diberikan dengan tepat satu dari content, path atau fetch (ada content, path)" in err
+    )
     assert Chunk.objects.filter(document__key="P1", page=2).exists()
     assert Chunk.objects.filter(document__key="W1", text__contains="| Pro | Rp120.000 |").exists()
     assert not Document.objects.filter(key__in=["X1", "X2"]).exists()
 
 
-@pytest.mark.parametrize(("name", "data", "reason"), [
-    ("pindaian.pdf", scanned_pdf(), "PDF tanpa lapisan teks (1 halaman, hasil pindai?)"),
-    ("rahasia.pdf", policy_pdf(password="sandi"), "PDF terenkripsi dengan kata sandi"),
-    ("terpotong.pdf", policy_pdf()[:700], "PDF rusak atau tidak lengkap"),
-    ("palsu.pdf", b"<html>bukan pdf</html>", "bukan file PDF"),
-    ("rusak.docx", b"PK\x03\x04 bukan arsip zip", "DOCX rusak atau bukan DOCX"),
-    ("terkunci.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "terenkripsi dengan kata sandi atau berformat .doc lama"),
-])
+@pytest.mark.parametrize(
+    ("name", "data", "reason"),
+    [
+        ("pindaian.pdf", scanned_pdf(), "PDF tanpa lapisan teks (1 halaman, hasil pindai?)"),
+        ("rahasia.pdf", policy_pdf(password="sandi"), "PDF terenkripsi dengan kata sandi"),
+        ("terpotong.pdf", policy_pdf()[:700], "PDF rusak atau tidak lengkap"),
+        ("palsu.pdf", b"<html>bukan pdf</html>", "bukan file PDF"),
+        ("rusak.docx", b"PK\x03\x04 bukan arsip zip", "DOCX rusak atau bukan DOCX"),
+        (
+            "terkunci.docx",
+            b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600),
+            "terenkripsi dengan kata sandi atau berformat .doc lama",
+        ),
+    ],
+)
 def test_a_bad_file_is_refused_with_its_name_and_reason(tmp_path: Path, name: str, data: bytes, reason: str):
     path = tmp_path / name
     path.write_bytes(data)

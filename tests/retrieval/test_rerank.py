@@ -18,10 +18,12 @@ def rerank_handler(request: Request) -> Response:
     """Cohere/Jina shape; a document mentioning ERR_CONN_RESET is the answer.
     Results come best first, as real servers send them."""
     body = json.loads(request.data)
-    scored = [{"index": i, "relevance_score": 0.9 if "ERR_CONN_RESET" in doc else 0.05}
-              for i, doc in enumerate(body["documents"])]
+    scored = [
+        {"index": i, "relevance_score": 0.9 if "ERR_CONN_RESET" in doc else 0.05}
+        for i, doc in enumerate(body["documents"])
+    ]
     scored.sort(key=lambda r: -r["relevance_score"])
-    return Response(json.dumps({"results": scored[:body["top_n"]]}), content_type="application/json")
+    return Response(json.dumps({"results": scored[: body["top_n"]]}), content_type="application/json")
 
 
 def json_response(value: object) -> Response:
@@ -33,18 +35,25 @@ def test_http_reranker_protocol(httpserver):
     reranker = HttpReranker(url=httpserver.url_for("/v1/rerank"), model="bge-reranker", api_key="k-1")
     assert reranker.scores("galat?", ["lain", "kode ERR_CONN_RESET", "juga lain"]) == [0.05, 0.9, 0.05]
     request = httpserver.log[0][0]
-    assert json.loads(request.data) == {"model": "bge-reranker", "query": "galat?",
-                                        "documents": ["lain", "kode ERR_CONN_RESET", "juga lain"], "top_n": 3}
+    assert json.loads(request.data) == {
+        "model": "bge-reranker",
+        "query": "galat?",
+        "documents": ["lain", "kode ERR_CONN_RESET", "juga lain"],
+        "top_n": 3,
+    }
     assert request.headers["Authorization"] == "Bearer k-1"
 
 
-@pytest.mark.parametrize("reply, message", [
-    ({"data": []}, "tanpa 'results'"),
-    ({"results": [{"index": 0, "relevance_score": 0.5}]}, "tidak semua"),
-    ({"results": [{"index": 5, "relevance_score": 0.5}, {"index": 1, "relevance_score": 0.1}]}, "tidak valid"),
-    ({"results": [{"index": 0, "relevance_score": "tinggi"}, {"index": 1, "relevance_score": 0.1}]}, "tidak valid"),
-    ({"results": [{"index": 0, "relevance_score": 0.5}, {"index": 0, "relevance_score": 0.1}]}, "tidak valid"),
-])
+@pytest.mark.parametrize(
+    "reply, message",
+    [
+        ({"data": []}, "tanpa 'results'"),
+        ({"results": [{"index": 0, "relevance_score": 0.5}]}, "tidak semua"),
+        ({"results": [{"index": 5, "relevance_score": 0.5}, {"index": 1, "relevance_score": 0.1}]}, "tidak valid"),
+        ({"results": [{"index": 0, "relevance_score": "tinggi"}, {"index": 1, "relevance_score": 0.1}]}, "tidak valid"),
+        ({"results": [{"index": 0, "relevance_score": 0.5}, {"index": 0, "relevance_score": 0.1}]}, "tidak valid"),
+    ],
+)
 def test_http_reranker_rejects_malformed_replies(httpserver, reply, message):
     httpserver.expect_request("/rerank").respond_with_json(reply)
     with pytest.raises(RerankError, match=message):
@@ -80,8 +89,13 @@ def test_llm_reranker_through_ollama_chat(httpserver):
         body = json.loads(request.data)
         passage = body["messages"][-1]["content"]
         score = 9 if "ERR_CONN_RESET" in passage else 1
-        return json_response({"model": body["model"], "message": {"role": "assistant",
-                              "content": json.dumps({"score": score})}, "done": True})
+        return json_response(
+            {
+                "model": body["model"],
+                "message": {"role": "assistant", "content": json.dumps({"score": score})},
+                "done": True,
+            }
+        )
 
     httpserver.expect_request("/api/chat", method="POST").respond_with_handler(chat)
     reranker = LlmReranker(ChatClient(provider="ollama", url=httpserver.url_for("/"), model="qwen"))
@@ -97,15 +111,16 @@ def test_llm_reranker_through_openai_chat(httpserver):
     def chat(request: Request) -> Response:
         body = json.loads(request.data)
         assert body["response_format"]["type"] == "json_schema"
-        return json_response({"choices": [{"index": 0, "message": {"role": "assistant",
-                              "content": '```json\n{"score": 7}\n```'}}]})
+        return json_response(
+            {"choices": [{"index": 0, "message": {"role": "assistant", "content": '```json\n{"score": 7}\n```'}}]}
+        )
 
     httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_handler(chat)
     reranker = LlmReranker(ChatClient(provider="openai", url=httpserver.url_for("/"), model="gpt"))
     assert reranker.scores("q", ["a"]) == [0.7]
 
 
-@pytest.mark.parametrize("content", ["bukan json", '{"skor": 3}', '{"score": 42}', '[1, 2]'])
+@pytest.mark.parametrize("content", ["bukan json", '{"skor": 3}', '{"score": 42}', "[1, 2]"])
 def test_llm_reranker_rejects_malformed_scores(httpserver, content):
     httpserver.expect_request("/api/chat").respond_with_json({"message": {"role": "assistant", "content": content}})
     reranker = LlmReranker(ChatClient(provider="ollama", url=httpserver.url_for("/"), model="m", retries=0))
@@ -114,6 +129,7 @@ def test_llm_reranker_rejects_malformed_scores(httpserver, content):
 
 
 # --- search with a reranker ---------------------------------------------------------
+
 
 @pytest.fixture
 def archive(make_revision):

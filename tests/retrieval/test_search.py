@@ -84,12 +84,15 @@ def test_embedding_failure_falls_back_to_lexical_under_permissions(archive, make
     assert all(h.semantic_rank is None for h in response.results)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"query": " "}, "kosong"),
-    ({"query": "x", "mode": "fuzzy"}, "mode"),
-    ({"query": "x", "k": 0}, "k harus"),
-    ({"query": "x", "k": 20, "pool": 10}, "pool"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"query": " "}, "kosong"),
+        ({"query": "x", "mode": "fuzzy"}, "mode"),
+        ({"query": "x", "k": 0}, "k harus"),
+        ({"query": "x", "k": 20, "pool": 10}, "pool"),
+    ],
+)
 def test_invalid_parameters_are_clear_errors(kwargs, message):
     query = kwargs.pop("query")
     with pytest.raises(SearchError, match=message):
@@ -107,20 +110,35 @@ def test_sql_permission_predicate_agrees_with_visible_to(make_revision, make_use
     make_revision("produk", key="V3", groups=("produk",))
     make_revision("dua grup", key="V4", groups=("hukum", "produk"))
     make_revision("tanpa grup", key="V5")
-    readers = [None, make_user("a"), make_user("b", "hukum"), make_user("c", "produk", "hukum"),
-               make_user("root", is_superuser=True), make_user("nonaktif", "hukum", is_active=False)]
+    readers = [
+        None,
+        make_user("a"),
+        make_user("b", "hukum"),
+        make_user("c", "produk", "hukum"),
+        make_user("root", is_superuser=True),
+        make_user("nonaktif", "hukum", is_active=False),
+    ]
     for reader in readers:
         authenticated = reader is not None and reader.is_active
-        params = {"collection": "editorial", "statuses": ["active"],
-                  "see_all": bool(authenticated and reader.is_superuser),
-                  "user_id": reader.pk if authenticated else None}
+        params = {
+            "collection": "editorial",
+            "statuses": ["active"],
+            "see_all": bool(authenticated and reader.is_superuser),
+            "user_id": reader.pk if authenticated else None,
+        }
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT DISTINCT d.key FROM retrieval_chunk c JOIN retrieval_document d "
-                           f"ON d.id = c.document_id WHERE {_VISIBLE}", params)
+            cursor.execute(
+                f"SELECT DISTINCT d.key FROM retrieval_chunk c JOIN retrieval_document d "
+                f"ON d.id = c.document_id WHERE {_VISIBLE}",
+                params,
+            )
             by_sql = {row[0] for row in cursor.fetchall()}
             # The lexical arm's form: chunks whose revision is in the visible set.
-            cursor.execute(f"SELECT DISTINCT d.key FROM retrieval_chunk c JOIN retrieval_document d "
-                           f"ON d.id = c.document_id WHERE c.revision_id IN ({_VISIBLE_REVISIONS})", params)
+            cursor.execute(
+                f"SELECT DISTINCT d.key FROM retrieval_chunk c JOIN retrieval_document d "
+                f"ON d.id = c.document_id WHERE c.revision_id IN ({_VISIBLE_REVISIONS})",
+                params,
+            )
             by_revisions = {row[0] for row in cursor.fetchall()}
         expected = set(Document.objects.visible_to(reader).values_list("key", flat=True))
         assert by_sql == expected and by_revisions == expected, reader
@@ -132,8 +150,9 @@ def test_convex_fusion_orders_by_normalised_scores(archive, make_user):
     convex = search("waktu pemutaran baterai ERR_CONN_RESET", reader, k=5, fusion="convex")
     assert {h.evidence_id for h in convex.results} == {h.evidence_id for h in rrf.results}
     # All vector weight: the order is the semantic arm's.
-    semantic = search("waktu pemutaran baterai ERR_CONN_RESET", reader, k=5, fusion="convex",
-                      lexical_weight=0.0, vector_weight=1.0)
+    semantic = search(
+        "waktu pemutaran baterai ERR_CONN_RESET", reader, k=5, fusion="convex", lexical_weight=0.0, vector_weight=1.0
+    )
     ranks = [h.semantic_rank for h in semantic.results if h.semantic_rank is not None]
     assert ranks == sorted(ranks)
     with pytest.raises(SearchError, match="fusi"):

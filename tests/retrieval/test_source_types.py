@@ -26,8 +26,17 @@ def ingest(*args: str) -> tuple[str, str, CommandError | None]:
 
 
 def manifest_line(doc_id: str, source_type: str, **fields: object) -> str:
-    return json.dumps({"doc_id": doc_id, "title": f"Judul {doc_id}", "source_type": source_type,
-                       "public": True, "format": "text", "content": f"Isi dokumen {doc_id}.", **fields})
+    return json.dumps(
+        {
+            "doc_id": doc_id,
+            "title": f"Judul {doc_id}",
+            "source_type": source_type,
+            "public": True,
+            "format": "text",
+            "content": f"Isi dokumen {doc_id}.",
+            **fields,
+        }
+    )
 
 
 def test_the_defaults_are_seeded_with_their_authority():
@@ -44,8 +53,10 @@ def test_a_manifest_with_new_types_ingests_every_line(tmp_path: Path):
     out, err, error = ingest("--manifest", str(manifest), "--sync")
     assert error is None, err
     assert "Dokumen baru: 6; revisi baru: 6" in out
-    assert "Jenis sumber baru dibuat (otoritas terendah; periksa label dan peringkatnya di admin): " \
-           "changelog, memo, official_docs" in out
+    assert (
+        "Jenis sumber baru dibuat (otoritas terendah; periksa label dan peringkatnya di admin): "
+        "changelog, memo, official_docs" in out
+    )
     assert Document.objects.get(key="T4").source_type_id == "memo"  # keys are lower case
     lowest = max(SourceType.ranks()[k] for k in ("documentation", "article", "other"))
     for key in ("official_docs", "memo", "changelog"):
@@ -59,13 +70,18 @@ def test_a_manifest_with_new_types_ingests_every_line(tmp_path: Path):
 
 def test_a_malformed_type_and_other_bad_fields_are_refused_in_indonesian(tmp_path: Path):
     manifest = tmp_path / "arsip.jsonl"
-    manifest.write_text("\n".join([
-        manifest_line("B1", "dokumen resmi!"),
-        manifest_line("B2", "memo", public="kadang"),
-        manifest_line("B3", "memo", format="odt"),
-        manifest_line("B4", "memo", title="x" * 501),
-        manifest_line("OK", "memo"),
-    ]), encoding="utf-8")
+    manifest.write_text(
+        "\n".join(
+            [
+                manifest_line("B1", "dokumen resmi!"),
+                manifest_line("B2", "memo", public="kadang"),
+                manifest_line("B3", "memo", format="odt"),
+                manifest_line("B4", "memo", title="x" * 501),
+                manifest_line("OK", "memo"),
+            ]
+        ),
+        encoding="utf-8",
+    )
     out, err, error = ingest("--manifest", str(manifest), "--sync")
     assert error is not None and "4 masukan ditolak" in str(error)
     assert "baris 1 (B1): source_type: 'dokumen resmi!' bukan kunci jenis sumber yang sah" in err
@@ -87,15 +103,32 @@ def test_the_command_line_takes_any_well_formed_type(tmp_path: Path):
 
 
 def hit(document: str, source_type: str, date: str) -> Hit:
-    return Hit(evidence_id=f"{document}:r1:p1", document=document, revision=1, title=document, heading_path="",
-               text=f"Isi {document}.", superseded=False, lexical_rank=1, semantic_rank=1, rrf_score=0.1,
-               semantic_score=0.9, source_type=source_type, document_date=date, url="")
+    return Hit(
+        evidence_id=f"{document}:r1:p1",
+        document=document,
+        revision=1,
+        title=document,
+        heading_path="",
+        text=f"Isi {document}.",
+        superseded=False,
+        lexical_rank=1,
+        semantic_rank=1,
+        rrf_score=0.1,
+        semantic_score=0.9,
+        source_type=source_type,
+        document_date=date,
+        url="",
+    )
 
 
 def test_authority_set_in_admin_orders_evidence_for_the_present():
     hits = [hit("BLOG", "article", "2026-06-01"), hit("DOCS", "documentation", "2026-01-01")]
-    order = lambda: [h.document for h in context_select(hits, question="sekarang?", newest_first=True,  # noqa: E731
-                                                        policy=ContextPolicy())]
+
+    def order() -> list[str]:
+        return [
+            h.document for h in context_select(hits, question="sekarang?", newest_first=True, policy=ContextPolicy())
+        ]
+
     assert order() == ["DOCS", "BLOG"]  # official first, though older
     SourceType.objects.filter(pk="article").update(authority=1)
     source_types.clear()
@@ -109,9 +142,12 @@ def test_admin_counts_only_documents_the_admin_may_read(client, make_user, make_
     make_revision("Isi publik.", key="P1", fmt="text", public=True)
     make_revision("Isi rahasia.", key="H1", fmt="text", public=False, groups=["hukum"])
     staff = make_user("staf", "redaksi", is_staff=True)
-    staff.user_permissions.add(*Permission.objects.filter(content_type__app_label="retrieval",
-                                                          codename__in=["view_sourcetype", "change_sourcetype"]))
+    staff.user_permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="retrieval", codename__in=["view_sourcetype", "change_sourcetype"]
+        )
+    )
     client.force_login(staff)
     page = client.get("/admin/retrieval/sourcetype/?q=other").content.decode()
-    counts = [cell for cell in page.split('class="field-document_count">')[1:]]
+    counts = page.split('class="field-document_count">')[1:]
     assert counts and counts[0].startswith("1<"), counts[:1]

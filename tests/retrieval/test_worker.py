@@ -84,9 +84,25 @@ def test_prefork_worker_process_can_embed(purged_queue, tmp_path):
     env = {**os.environ, "DATABASE_URL": _database_url(), "NALARKU_LOG_LEVEL": "INFO"}
     log = tmp_path / "worker.log"
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "nalarku_site", "worker", "-P", "prefork", "-c", "1",
-         "--without-gossip", "--without-mingle", "--logfile", str(log)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "nalarku_site",
+            "worker",
+            "-P",
+            "prefork",
+            "-c",
+            "1",
+            "--without-gossip",
+            "--without-mingle",
+            "--logfile",
+            str(log),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         revision = submit("W3", "# Prefork\n\nAnak proses memuat model sendiri.")
@@ -104,9 +120,32 @@ def _worker(name: str, log, queues: str = "ingest") -> subprocess.Popen:  # noqa
     """A real worker process on this test's database, as scripts/worker.sh starts one."""
     env = {**os.environ, "DATABASE_URL": _database_url(), "NALARKU_LOG_LEVEL": "INFO", "NALARKU_WARM_START": "0"}
     return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "nalarku_site", "worker", "-Q", queues, "-P", "prefork", "-c", "1",
-         "--hostname", f"{name}@%h", "--without-gossip", "--without-mingle", "--logfile", str(log), "-l", "INFO"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "nalarku_site",
+            "worker",
+            "-Q",
+            queues,
+            "-P",
+            "prefork",
+            "-c",
+            "1",
+            "--hostname",
+            f"{name}@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--logfile",
+            str(log),
+            "-l",
+            "INFO",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def test_two_ingest_workers_taking_the_same_revision_index_it_once(purged_queue, tmp_path):
@@ -121,15 +160,18 @@ def test_two_ingest_workers_taking_the_same_revision_index_it_once(purged_queue,
     workers = [_worker("a", logs[0]), _worker("b", logs[1])]
     try:
         body = "# Dua pekerja\n\n" + "\n\n".join(
-            f"Paragraf {n}: dua worker mengambil revisi yang sama, hasilnya tetap satu set potongan." for n in range(12))
+            f"Paragraf {n}: dua worker mengambil revisi yang sama, hasilnya tetap satu set potongan." for n in range(12)
+        )
         revision = submit("W4", body)
         for _ in range(3):
             index_revision.delay(revision.pk, force=True)
+
         def finished() -> int:
             return sum(len(SUCCEEDED.findall(log.read_text())) for log in logs if log.exists())
 
-        assert wait_for(lambda: finished() >= 4, timeout=240), "\n".join(log.read_text() for log in logs
-                                                                          if log.exists())
+        assert wait_for(lambda: finished() >= 4, timeout=240), "\n".join(
+            log.read_text() for log in logs if log.exists()
+        )
     finally:
         for worker in workers:
             worker.terminate()
@@ -141,5 +183,6 @@ def test_two_ingest_workers_taking_the_same_revision_index_it_once(purged_queue,
     assert positions and positions == list(range(positions[0], positions[0] + len(positions)))
     assert revision.chunks.filter(embeddings__isnull=True).count() == 0
     # Both processes worked on it (not one worker doing all four).
-    assert all(SUCCEEDED.search(log.read_text()) for log in logs), [len(SUCCEEDED.findall(log.read_text()))
-                                                                    for log in logs]
+    assert all(SUCCEEDED.search(log.read_text()) for log in logs), [
+        len(SUCCEEDED.findall(log.read_text())) for log in logs
+    ]

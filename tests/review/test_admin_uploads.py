@@ -42,40 +42,44 @@ def shown_messages(response) -> list[str]:  # noqa: ANN001
 def d03(make_revision) -> Document:
     """D03 with two revisions from the manifest; r3 comes from an upload."""
     make_revision("# Retensi\n\nDraf pertama.", key="D03", title="Kebijakan Retensi Data", public=True)
-    return make_revision("# Retensi\n\nDraf kedua.", key="D03", title="Kebijakan Retensi Data",
-                         public=True).document
+    return make_revision("# Retensi\n\nDraf kedua.", key="D03", title="Kebijakan Retensi Data", public=True).document
 
 
-def post(admin_client, document: Document, upload: io.BytesIO, *, title: str = "", fmt: str = "markdown",
-         **extra: str):  # noqa: ANN001, ANN201
+def post(admin_client, document: Document, upload: io.BytesIO, *, title: str = "", fmt: str = "markdown", **extra: str):  # noqa: ANN001, ANN201
     form = {"document": document.pk, "title": title, "format": fmt, "content": "", "upload": upload, **extra}
     return admin_client.post(ADD, form, follow=True)
 
 
 def test_the_same_file_again_changes_nothing_and_says_only_that(admin_client, d03):
-    first = post(admin_client, d03, policy_pdf("Log akses disimpan 400 hari."),
-                 title="Kebijakan Retensi Data")
+    first = post(admin_client, d03, policy_pdf("Log akses disimpan 400 hari."), title="Kebijakan Retensi Data")
     assert shown_messages(first) == ["Revisi D03:r3 ditambahkan dan diantrikan untuk diindeks."]
     before = Document.objects.get(pk=d03.pk)
     logged = LogEntry.objects.count()
 
     # The same PDF, with a title and a format typed for a test that went wrong.
-    again = post(admin_client, d03, policy_pdf("Log akses disimpan 400 hari."), title="Uji format salah",
-                 fmt="html")
+    again = post(admin_client, d03, policy_pdf("Log akses disimpan 400 hari."), title="Uji format salah", fmt="html")
     assert again.status_code == 200 and again.redirect_chain[-1][0] == "/admin/retrieval/revision/"
     assert shown_messages(again) == [
-        "Isi sama dengan revisi terakhir (D03:r3); tidak ada revisi baru dan dokumen tidak diubah."]
+        "Isi sama dengan revisi terakhir (D03:r3); tidak ada revisi baru dan dokumen tidak diubah."
+    ]
     after = Document.objects.get(pk=d03.pk)
     assert (after.title, after.updated_at) == ("Kebijakan Retensi Data", before.updated_at)
     assert list(d03.revisions.values_list("number", "title")) == [
-        (1, "Kebijakan Retensi Data"), (2, "Kebijakan Retensi Data"), (3, "Kebijakan Retensi Data")]
+        (1, "Kebijakan Retensi Data"),
+        (2, "Kebijakan Retensi Data"),
+        (3, "Kebijakan Retensi Data"),
+    ]
     assert LogEntry.objects.count() == logged  # the admin's history records no addition either
     assert "Uji format salah" not in admin_client.get("/admin/retrieval/document/").content.decode()
 
 
 def test_a_changed_file_names_the_revision_it_added(admin_client, d03):
-    response = post(admin_client, d03, policy_pdf("Log akses disimpan 400 hari.", "Faktur 10 tahun."),
-                    title="Kebijakan Retensi Data 2026")
+    response = post(
+        admin_client,
+        d03,
+        policy_pdf("Log akses disimpan 400 hari.", "Faktur 10 tahun."),
+        title="Kebijakan Retensi Data 2026",
+    )
     assert shown_messages(response) == ["Revisi D03:r3 ditambahkan dan diantrikan untuk diindeks."]
     assert "rNone" not in response.content.decode()
     revision = Revision.objects.get(document=d03, number=3)
@@ -94,10 +98,10 @@ def test_a_changed_file_names_the_revision_it_added(admin_client, d03):
 
 
 def test_pasted_text_equal_to_the_last_revision_adds_nothing_either(admin_client, d03):
-    form = {"document": d03.pk, "title": "Judul lain", "format": "markdown",
-            "content": "# Retensi\n\nDraf kedua."}
+    form = {"document": d03.pk, "title": "Judul lain", "format": "markdown", "content": "# Retensi\n\nDraf kedua."}
     response = admin_client.post(ADD, form, follow=True)
     assert shown_messages(response) == [
-        "Isi sama dengan revisi terakhir (D03:r2); tidak ada revisi baru dan dokumen tidak diubah."]
+        "Isi sama dengan revisi terakhir (D03:r2); tidak ada revisi baru dan dokumen tidak diubah."
+    ]
     assert Document.objects.get(pk=d03.pk).title == "Kebijakan Retensi Data"
     assert d03.revisions.count() == 2

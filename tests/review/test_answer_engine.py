@@ -38,13 +38,21 @@ Cuti khusus diberikan untuk:
 
 @pytest.fixture
 def archive(make_revision):
-    make_revision(SPEC, key="K1", title="Spesifikasi KR-220X", public=True, source_type="spec",
-                  document_date=date(2026, 2, 1))
-    make_revision(LEAVE, key="C1", title="Kebijakan cuti", public=True, source_type="policy",
-                  document_date=date(2026, 1, 5))
-    make_revision("# Ulasan KR-220X\n\nKami mencoba KR-220X selama sebulan di lapangan. Desainnya ringkas dan "
-                  "tombolnya mudah dijangkau.", key="U1", title="Ulasan perekam KR-220X", public=True,
-                  source_type="article", document_date=date(2026, 3, 3))
+    make_revision(
+        SPEC, key="K1", title="Spesifikasi KR-220X", public=True, source_type="spec", document_date=date(2026, 2, 1)
+    )
+    make_revision(
+        LEAVE, key="C1", title="Kebijakan cuti", public=True, source_type="policy", document_date=date(2026, 1, 5)
+    )
+    make_revision(
+        "# Ulasan KR-220X\n\nKami mencoba KR-220X selama sebulan di lapangan. Desainnya ringkas dan "
+        "tombolnya mudah dijangkau.",
+        key="U1",
+        title="Ulasan perekam KR-220X",
+        public=True,
+        source_type="article",
+        document_date=date(2026, 3, 3),
+    )
 
 
 def ask(text: str, make_user, **kwargs):  # noqa: ANN001, ANN201
@@ -94,8 +102,11 @@ def test_the_status_follows_the_calibrated_bands(archive, make_user, settings):
     # Further candidates below the support bar are shown flagged, and do not
     # lower the status the leading claim earns.
     assert "weak_support" not in answered.claims[0].flags
-    assert all("weak_support" in c.flags for c in answered.claims[1:]
-               if c.score is not None and c.score < thresholds()["support_min"])
+    assert all(
+        "weak_support" in c.flags
+        for c in answered.claims[1:]
+        if c.score is not None and c.score < thresholds()["support_min"]
+    )
     settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "refuse_below": 0.0, "answer_at": 1.01}
     middle = question_ask(text=question, user=None).contract
     assert middle.status == "needs_review" and middle.claims
@@ -105,9 +116,14 @@ def test_the_status_follows_the_calibrated_bands(archive, make_user, settings):
 
 
 def test_the_same_fact_from_two_sources_is_one_claim_citing_both(archive, make_revision, make_user):
-    make_revision("# Siaran pers\n\nKaryawan tetap berhak atas cuti tahunan 12 hari kerja setiap tahun.",
-                  key="P9", title="Siaran pers kebijakan cuti", public=True, source_type="announcement",
-                  document_date=date(2026, 1, 6))
+    make_revision(
+        "# Siaran pers\n\nKaryawan tetap berhak atas cuti tahunan 12 hari kerja setiap tahun.",
+        key="P9",
+        title="Siaran pers kebijakan cuti",
+        public=True,
+        source_type="announcement",
+        document_date=date(2026, 1, 6),
+    )
     contract = ask("Berapa hari cuti tahunan karyawan tetap?", make_user)
     holding = [c for c in contract.claims if "12 hari" in c.text]
     assert len(holding) == 1
@@ -115,18 +131,27 @@ def test_the_same_fact_from_two_sources_is_one_claim_citing_both(archive, make_r
 
 
 def test_two_quantities_of_one_product_are_not_a_conflict(archive, make_revision, make_user):
-    make_revision("# KR-220X di lapangan\n\nWaktu perekaman: 20 jam pada mode stereo, kata produsen.",
-                  key="A2", title="Catatan lapangan KR-220X", public=True, source_type="article",
-                  document_date=date(2026, 4, 1))
+    make_revision(
+        "# KR-220X di lapangan\n\nWaktu perekaman: 20 jam pada mode stereo, kata produsen.",
+        key="A2",
+        title="Catatan lapangan KR-220X",
+        public=True,
+        source_type="article",
+        document_date=date(2026, 4, 1),
+    )
     contract = ask("Berapa jam waktu pemutaran dan waktu perekaman KR-220X?", make_user)
     assert not [c for c in contract.conflicts if c.kind == "number"]
 
 
-def test_the_same_quantity_with_two_values_is_a_conflict_that_says_which_is_newer(archive, make_revision,
-                                                                                     make_user):
-    make_revision("# KR-220X diperbarui\n\nWaktu pemutaran: hingga 26 jam dengan sekali pengisian daya",
-                  key="A3", title="Artikel KR-220X", public=True, source_type="article",
-                  document_date=date(2026, 5, 20))
+def test_the_same_quantity_with_two_values_is_a_conflict_that_says_which_is_newer(archive, make_revision, make_user):
+    make_revision(
+        "# KR-220X diperbarui\n\nWaktu pemutaran: hingga 26 jam dengan sekali pengisian daya",
+        key="A3",
+        title="Artikel KR-220X",
+        public=True,
+        source_type="article",
+        document_date=date(2026, 5, 20),
+    )
     contract = ask("Berapa jam waktu pemutaran KR-220X?", make_user)
     [conflict] = [c for c in contract.conflicts if c.kind == "number"]
     assert "30 jam" in conflict.note and "26 jam" in conflict.note
@@ -159,10 +184,12 @@ GA = "# Smart Rekam kini tersedia umum\n\nSmart Rekam KR-220X kini tersedia untu
 @pytest.fixture
 def stages(archive, make_revision):
     """Two sources disagreeing on the availability stage of one feature."""
-    make_revision(PREVIEW, key="S1", title="Smart Rekam", public=True, source_type="announcement",
-                  document_date=date(2026, 3, 1))
-    make_revision(GA, key="S2", title="Smart Rekam GA", public=True, source_type="documentation",
-                  document_date=date(2026, 5, 2))
+    make_revision(
+        PREVIEW, key="S1", title="Smart Rekam", public=True, source_type="announcement", document_date=date(2026, 3, 1)
+    )
+    make_revision(
+        GA, key="S2", title="Smart Rekam GA", public=True, source_type="documentation", document_date=date(2026, 5, 2)
+    )
 
 
 def test_availability_conflicts_only_when_the_question_asks_about_availability(stages, make_user):
@@ -191,8 +218,14 @@ Biaya redaksi tumbuh lebih lambat karena kantor kedua ditutup.
 
 
 def test_no_title_or_heading_is_ever_a_claim_and_the_answering_sentence_leads(make_revision, make_user):
-    make_revision(REPORT, key="L1", title="Laporan Tahunan Kanal 2026", public=True, source_type="report",
-                  document_date=date(2026, 3, 1))
+    make_revision(
+        REPORT,
+        key="L1",
+        title="Laporan Tahunan Kanal 2026",
+        public=True,
+        source_type="report",
+        document_date=date(2026, 3, 1),
+    )
     contract = ask("Berapa pendapatan tahunan Kanal?", make_user)
     assert contract.status in ("answered", "needs_review")
     assert "Rp 87 miliar" in contract.claims[0].text

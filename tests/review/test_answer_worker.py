@@ -21,8 +21,13 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def test_a_prefork_worker_scores_answers(make_revision, make_user, tmp_path):
-    make_revision("# KR-220X\n\nWaktu pemutaran: hingga 30 jam dengan sekali pengisian daya",
-                  key="W9", title="Spesifikasi KR-220X", public=True, source_type="spec")
+    make_revision(
+        "# KR-220X\n\nWaktu pemutaran: hingga 30 jam dengan sekali pengisian daya",
+        key="W9",
+        title="Spesifikasi KR-220X",
+        public=True,
+        source_type="spec",
+    )
     artefact()  # the parent has its copy; the child must not depend on it
     celery_app.control.purge()
     db = connection.settings_dict
@@ -30,9 +35,26 @@ def test_a_prefork_worker_scores_answers(make_revision, make_user, tmp_path):
     env = {**os.environ, "DATABASE_URL": f"postgresql://{db['USER']}@{quote(host, safe='')}/{db['NAME']}"}
     log = tmp_path / "worker.log"
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "nalarku_site", "worker", "-P", "prefork", "-c", "1",
-         "--without-gossip", "--without-mingle", "--logfile", str(log)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "nalarku_site",
+            "worker",
+            "-P",
+            "prefork",
+            "-c",
+            "1",
+            "--without-gossip",
+            "--without-mingle",
+            "--logfile",
+            str(log),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         question = question_submit(text="Berapa jam waktu pemutaran KR-220X?", user=make_user("editor"))
         deadline = time.monotonic() + 120

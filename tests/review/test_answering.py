@@ -18,21 +18,48 @@ QUESTION = "Apakah fitur Sinar sekarang sudah tersedia untuk semua pelanggan?"
 
 @pytest.fixture
 def archive(make_revision):
-    make_revision("# Memperkenalkan Sinar\n\nMulai hari ini, fitur Sinar tersedia dalam private preview untuk "
-                  "pelanggan terpilih paket Bisnis.", key="A1", title="Pengumuman Sinar (private preview)",
-                  public=True, source_type="announcement", document_date=date(2026, 3, 1))
-    make_revision("# Sinar\n\nFitur Sinar masih dalam private preview untuk pelanggan terpilih.", key="S1",
-                  title="Dokumentasi Sinar", public=True, source_type="documentation",
-                  document_date=date(2026, 3, 1))
-    make_revision("# Sinar\n\nSejak 2 Mei 2026 fitur Sinar tersedia untuk semua pelanggan di semua paket.",
-                  key="S1", title="Dokumentasi Sinar", public=True, source_type="documentation",
-                  document_date=date(2026, 5, 2))
-    make_revision("# Kabar\n\nHingga kini fitur Sinar masih berstatus private preview dan hanya untuk "
-                  "pelanggan terpilih, tulis redaksi pada 20 Mei 2026.", key="K1", title="Artikel Kabar Infra",
-                  public=True, source_type="article", document_date=date(2026, 5, 20))
-    make_revision("# Memo\n\nProyek Garuda Biru: fitur Sinar tersedia untuk semua pelanggan mulai Juni.",
-                  key="H1", title="Memo hukum", groups=("hukum",), source_type="policy",
-                  document_date=date(2026, 4, 1))
+    make_revision(
+        "# Memperkenalkan Sinar\n\nMulai hari ini, fitur Sinar tersedia dalam private preview untuk "
+        "pelanggan terpilih paket Bisnis.",
+        key="A1",
+        title="Pengumuman Sinar (private preview)",
+        public=True,
+        source_type="announcement",
+        document_date=date(2026, 3, 1),
+    )
+    make_revision(
+        "# Sinar\n\nFitur Sinar masih dalam private preview untuk pelanggan terpilih.",
+        key="S1",
+        title="Dokumentasi Sinar",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 3, 1),
+    )
+    make_revision(
+        "# Sinar\n\nSejak 2 Mei 2026 fitur Sinar tersedia untuk semua pelanggan di semua paket.",
+        key="S1",
+        title="Dokumentasi Sinar",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 5, 2),
+    )
+    make_revision(
+        "# Kabar\n\nHingga kini fitur Sinar masih berstatus private preview dan hanya untuk "
+        "pelanggan terpilih, tulis redaksi pada 20 Mei 2026.",
+        key="K1",
+        title="Artikel Kabar Infra",
+        public=True,
+        source_type="article",
+        document_date=date(2026, 5, 20),
+    )
+    make_revision(
+        "# Memo\n\nProyek Garuda Biru: fitur Sinar tersedia untuk semua pelanggan mulai Juni.",
+        key="H1",
+        title="Memo hukum",
+        groups=("hukum",),
+        source_type="policy",
+        document_date=date(2026, 4, 1),
+    )
 
 
 def test_present_question_lists_the_conflict_with_dates_and_needs_review(archive, make_user):
@@ -74,15 +101,17 @@ def test_restricted_evidence_never_reaches_an_outsider(archive, make_user):
 
 
 def test_not_enough_evidence(archive, make_user):
-    contract = question_ask(text="Berapa harga saham perusahaan di bursa efek tahun lalu?",
-                            user=make_user("editor")).contract
+    contract = question_ask(
+        text="Berapa harga saham perusahaan di bursa efek tahun lalu?", user=make_user("editor")
+    ).contract
     assert contract.status == "insufficient_evidence"
     assert contract.claims == [] and contract.missing
 
 
 def test_as_of_answers_from_the_revision_in_force_then(archive, make_user):
-    contract = question_ask(text="Apakah fitur Sinar tersedia untuk pelanggan?", user=make_user("editor"),
-                            as_of=date(2026, 3, 15)).contract
+    contract = question_ask(
+        text="Apakah fitur Sinar tersedia untuk pelanggan?", user=make_user("editor"), as_of=date(2026, 3, 15)
+    ).contract
     cited = {e for c in contract.claims for e in c.evidence_ids}
     # Only what was in force on that date is cited: the announcement and the documentation's first revision.
     assert cited and cited <= {"S1:r1:p1", "A1:r1:p1"}
@@ -95,9 +124,13 @@ def test_superseded_evidence_is_flagged_with_the_current_revision(archive, make_
     from retrieval.search import search
     from review.answers.pipeline import _evidence
 
-    hit = next(h for h in search("fitur Sinar private preview", None, include_superseded=True, k=20).results
-               if h.evidence_id == "S1:r1:p1")
+    hit = next(
+        h
+        for h in search("fitur Sinar private preview", None, include_superseded=True, k=20).results
+        if h.evidence_id == "S1:r1:p1"
+    )
     from review.answers.conflicts import current_revisions
+
     evidence = _evidence(hit, current_revisions([hit]))
     assert evidence.superseded and evidence.current_revision == 2
 
@@ -118,9 +151,14 @@ def test_everything_is_persisted_with_timings(archive, make_user):
 
 
 def test_identifier_question_is_answered(make_revision, make_user):
-    make_revision("# Kode galat\n\n| Kode | Arti |\n|---|---|\n| ERR_CONN_RESET | Server menutup koneksi "
-                  "secara sepihak; coba lagi. |\n| ERR_SYNC_TIMEOUT | Sinkronisasi melewati 60 detik. |",
-                  key="E1", title="Kode galat", public=True, source_type="documentation")
+    make_revision(
+        "# Kode galat\n\n| Kode | Arti |\n|---|---|\n| ERR_CONN_RESET | Server menutup koneksi "
+        "secara sepihak; coba lagi. |\n| ERR_SYNC_TIMEOUT | Sinkronisasi melewati 60 detik. |",
+        key="E1",
+        title="Kode galat",
+        public=True,
+        source_type="documentation",
+    )
     contract = question_ask(text="Apa arti ERR_CONN_RESET?", user=make_user("editor")).contract
     assert contract.status == AnswerStatus.ANSWERED
     assert "ERR_CONN_RESET" in contract.claims[0].text and contract.claims[0].evidence_ids == ["E1:r1:p1"]

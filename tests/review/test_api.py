@@ -14,22 +14,50 @@ from review.tokens import token_issue
 
 pytestmark = pytest.mark.django_db
 
-HIT_FIELDS = {"evidence_id", "document", "revision", "title", "heading_path", "text", "superseded",
-              "lexical_rank", "semantic_rank", "rrf_score", "semantic_score", "rerank_score", "via_graph", "relation", "page",
-              "page_end", "source_type", "document_date", "url"}
+HIT_FIELDS = {
+    "evidence_id",
+    "document",
+    "revision",
+    "title",
+    "heading_path",
+    "text",
+    "superseded",
+    "lexical_rank",
+    "semantic_rank",
+    "rrf_score",
+    "semantic_score",
+    "rerank_score",
+    "via_graph",
+    "relation",
+    "page",
+    "page_end",
+    "source_type",
+    "document_date",
+    "url",
+}
 
 
 @pytest.fixture
 def archive(make_revision):
-    make_revision("# Headset LX-700BT\n\nWaktu pemutaran baterai 30 jam.", key="P1", public=True,
-                  title="Spesifikasi LX-700BT")
-    make_revision("# Headset LX-700BT\n\nWaktu pemutaran baterai 26 jam dengan ANC.", key="P1", public=True,
-                  title="Spesifikasi LX-700BT")
+    make_revision(
+        "# Headset LX-700BT\n\nWaktu pemutaran baterai 30 jam.", key="P1", public=True, title="Spesifikasi LX-700BT"
+    )
+    make_revision(
+        "# Headset LX-700BT\n\nWaktu pemutaran baterai 26 jam dengan ANC.",
+        key="P1",
+        public=True,
+        title="Spesifikasi LX-700BT",
+    )
 
 
 def secret(make_revision):
-    return make_revision("# Memo\n\nProyek Garuda Biru: baterai cadangan 40 jam.", key="S1",
-                         title="Memo hukum Garuda", groups=("hukum",), relations=[("cites", "P1")])
+    return make_revision(
+        "# Memo\n\nProyek Garuda Biru: baterai cadangan 40 jam.",
+        key="S1",
+        title="Memo hukum Garuda",
+        groups=("hukum",),
+        relations=[("cites", "P1")],
+    )
 
 
 def get(client, **params):
@@ -66,15 +94,18 @@ def test_anonymous_is_refused(client, archive):
     assert response.status_code == 401 and response["WWW-Authenticate"].startswith("Bearer")
 
 
-@pytest.mark.parametrize("params, message", [
-    ({}, "'q'"),
-    ({"q": "  "}, "kosong"),
-    ({"q": "x", "k": "sepuluh"}, "'k'"),
-    ({"q": "x", "k": "0"}, "k harus"),
-    ({"q": "x", "k": "500"}, "k harus"),
-    ({"q": "x", "mode": "fuzzy"}, "mode"),
-    ({"q": "x", "include_superseded": "mungkin"}, "include_superseded"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({}, "'q'"),
+        ({"q": "  "}, "kosong"),
+        ({"q": "x", "k": "sepuluh"}, "'k'"),
+        ({"q": "x", "k": "0"}, "k harus"),
+        ({"q": "x", "k": "500"}, "k harus"),
+        ({"q": "x", "mode": "fuzzy"}, "mode"),
+        ({"q": "x", "include_superseded": "mungkin"}, "include_superseded"),
+    ],
+)
 def test_invalid_parameters_are_400_with_a_clear_message(client, make_user, params, message):
     client.force_login(make_user("pembaca"))
     response = get(client, **params)
@@ -148,8 +179,7 @@ def test_issue_token_command(client, archive, make_user, capsys):
 
 def test_admin_issues_a_token_once(admin_client, make_user):
     owner = make_user("skrip")
-    response = admin_client.post(reverse("admin:review_apitoken_add"), {"user": owner.pk, "name": "cron"},
-                                 follow=True)
+    response = admin_client.post(reverse("admin:review_apitoken_add"), {"user": owner.pk, "name": "cron"}, follow=True)
     token = ApiToken.objects.get()
     shown = [str(m) for m in response.context["messages"]]
     assert any(token.prefix in m and "tidak akan ditampilkan lagi" in m for m in shown)
@@ -158,9 +188,14 @@ def test_admin_issues_a_token_once(admin_client, make_user):
 
 # --- /api/ask ------------------------------------------------------------------------
 
+
 def post_ask(client, body, **extra):
-    return client.post(reverse("api-ask"), data=json.dumps(body) if not isinstance(body, str) else body,
-                       content_type="application/json", **extra)
+    return client.post(
+        reverse("api-ask"),
+        data=json.dumps(body) if not isinstance(body, str) else body,
+        content_type="application/json",
+        **extra,
+    )
 
 
 def test_ask_returns_the_answer_contract(client, archive, make_user):
@@ -176,21 +211,27 @@ def test_ask_as_of_and_bearer(client, archive, make_user):
     from review.models import Question
 
     _, plain = token_issue(user=make_user("skrip"), name="uji")
-    response = post_ask(client, {"question": "Berapa jam waktu pemutaran baterai LX-700BT?",
-                                 "as_of": "2025-12-31"}, HTTP_AUTHORIZATION=f"Bearer {plain}")
+    response = post_ask(
+        client,
+        {"question": "Berapa jam waktu pemutaran baterai LX-700BT?", "as_of": "2025-12-31"},
+        HTTP_AUTHORIZATION=f"Bearer {plain}",
+    )
     assert response.status_code == 200
     question = Question.objects.get(pk=int(response.json()["question_id"][1:]))
     assert question.as_of.isoformat() == "2025-12-31" and question.asked_by.username == "skrip"
 
 
-@pytest.mark.parametrize("body, message", [
-    ("bukan json", "JSON"),
-    ({}, "'question'"),
-    ({"question": 12}, "'question'"),
-    ({"question": "   "}, "kosong"),
-    ({"question": "x", "as_of": "kemarin"}, "'as_of'"),
-    ({"question": "x", "as_of": 20260101}, "'as_of'"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("bukan json", "JSON"),
+        ({}, "'question'"),
+        ({"question": 12}, "'question'"),
+        ({"question": "   "}, "kosong"),
+        ({"question": "x", "as_of": "kemarin"}, "'as_of'"),
+        ({"question": "x", "as_of": 20260101}, "'as_of'"),
+    ],
+)
 def test_ask_rejects_bad_input_with_a_clear_message(client, make_user, body, message):
     client.force_login(make_user("pembaca"))
     response = post_ask(client, body)

@@ -30,15 +30,28 @@ def ask(text: str, make_user):  # noqa: ANN001, ANN201
 
 @pytest.fixture
 def codes(make_revision):
-    make_revision(CODES, key="K7", title="Kode error KR-220X", public=True, source_type="documentation",
-                  document_date=date(2026, 4, 1))
+    make_revision(
+        CODES,
+        key="K7",
+        title="Kode error KR-220X",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 4, 1),
+    )
 
 
 def test_two_sources_that_define_a_code_differently_are_a_meaning_conflict_with_both_sides_claimed(
-        codes, make_revision, make_user):
-    make_revision("# Ulasan KR-220X\n\nSaat kami menguji, layar menampilkan KR-ERR-7, yang berarti kartu memori "
-                  "sudah penuh dan harus dikosongkan.", key="U7", title="Ulasan KR-220X", public=True,
-                  source_type="article", document_date=date(2026, 2, 1))
+    codes, make_revision, make_user
+):
+    make_revision(
+        "# Ulasan KR-220X\n\nSaat kami menguji, layar menampilkan KR-ERR-7, yang berarti kartu memori "
+        "sudah penuh dan harus dikosongkan.",
+        key="U7",
+        title="Ulasan KR-220X",
+        public=True,
+        source_type="article",
+        document_date=date(2026, 2, 1),
+    )
     contract = ask("KR-ERR-7 artinya apa?", make_user)
     [conflict] = [c for c in contract.conflicts if c.kind == "meaning"]
     assert {e.split(":")[0] for e in conflict.evidence_ids} == {"K7", "U7"}
@@ -50,20 +63,35 @@ def test_two_sources_that_define_a_code_differently_are_a_meaning_conflict_with_
 
 
 def test_a_meaning_the_source_gives_as_the_past_one_is_no_conflict(codes, make_revision, make_user):
-    make_revision("# Catatan perubahan\n\nSebelumnya KR-ERR-7 berarti kartu memori penuh; arti itu sudah diganti.",
-                  key="N7", title="Catatan perubahan firmware", public=True, source_type="documentation",
-                  document_date=date(2026, 4, 2))
+    make_revision(
+        "# Catatan perubahan\n\nSebelumnya KR-ERR-7 berarti kartu memori penuh; arti itu sudah diganti.",
+        key="N7",
+        title="Catatan perubahan firmware",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 4, 2),
+    )
     contract = ask("KR-ERR-7 artinya apa?", make_user)
     assert not [c for c in contract.conflicts if c.kind == "meaning"]
 
 
 def test_a_number_conflict_shows_both_values_as_claims(make_revision, make_user):
-    make_revision("# Spesifikasi KR-220X\n\n## Baterai\n\nWaktu pemutaran: hingga 30 jam dengan sekali pengisian daya",
-                  key="S1", title="Spesifikasi KR-220X", public=True, source_type="spec",
-                  document_date=date(2026, 2, 1))
-    make_revision("# KR-220X diperbarui\n\nWaktu pemutaran: hingga 26 jam dengan sekali pengisian daya",
-                  key="A3", title="Artikel KR-220X", public=True, source_type="article",
-                  document_date=date(2026, 5, 20))
+    make_revision(
+        "# Spesifikasi KR-220X\n\n## Baterai\n\nWaktu pemutaran: hingga 30 jam dengan sekali pengisian daya",
+        key="S1",
+        title="Spesifikasi KR-220X",
+        public=True,
+        source_type="spec",
+        document_date=date(2026, 2, 1),
+    )
+    make_revision(
+        "# KR-220X diperbarui\n\nWaktu pemutaran: hingga 26 jam dengan sekali pengisian daya",
+        key="A3",
+        title="Artikel KR-220X",
+        public=True,
+        source_type="article",
+        document_date=date(2026, 5, 20),
+    )
     contract = ask("Berapa jam waktu pemutaran KR-220X?", make_user)
     [conflict] = [c for c in contract.conflicts if c.kind == "number"]
     assert set(conflict.values.values()) == {"30 jam", "26 jam"}
@@ -82,8 +110,9 @@ def test_a_refusal_goes_to_an_editor_only_when_sources_disagree_about_the_thing_
     from review.answers.scorer import Scored, ScoredUnit
     from review.answers.units import Unit
 
-    unit = ScoredUnit(hit=None, unit=Unit("Masa retensi trash 60 hari.", 0, 27, "sentence"), probability=0.1,
-                      vector=np.zeros(3))
+    unit = ScoredUnit(
+        hit=None, unit=Unit("Masa retensi trash 60 hari.", 0, 27, "sentence"), probability=0.1, vector=np.zeros(3)
+    )
     conflict = Conflict(evidence_ids=["D21:r3:p4", "D11:r2:p8"], kind="number", note="…")
     about_it = Scored([unit], 0.1, "berapa", [])
     assert _doubt_is_a_conflict(about_it, [conflict])
@@ -96,21 +125,45 @@ def test_a_refusal_goes_to_an_editor_only_when_sources_disagree_about_the_thing_
 
 # --- which side a source is on, how the sides are weighed, numbers beyond the context ----------------
 
-def hit(evidence_id: str, text: str, *, source_type: str = "documentation", day: str | None = "2026-05-20",
-        title: str = "Dokumen"):  # noqa: ANN201
+
+def hit(
+    evidence_id: str,
+    text: str,
+    *,
+    source_type: str = "documentation",
+    day: str | None = "2026-05-20",
+    title: str = "Dokumen",
+):  # noqa: ANN201
     from retrieval.search import Hit
 
     document, revision, _ = evidence_id.split(":")
-    return Hit(evidence_id=evidence_id, document=document, revision=int(revision[1:]), title=title,
-               heading_path="", text=text, superseded=False, lexical_rank=1, semantic_rank=1, rrf_score=0.1,
-               semantic_score=0.9, source_type=source_type, document_date=day, url="")
+    return Hit(
+        evidence_id=evidence_id,
+        document=document,
+        revision=int(revision[1:]),
+        title=title,
+        heading_path="",
+        text=text,
+        superseded=False,
+        lexical_rank=1,
+        semantic_rank=1,
+        rrf_score=0.1,
+        semantic_score=0.9,
+        source_type=source_type,
+        document_date=day,
+        url="",
+    )
 
 
 GA_DOC = "Sejak 2 Mei 2026 fitur Sinar tersedia untuk semua pelanggan di semua paket."
-WEBINAR = ('[00:15:05] Moderator: Pertanyaan dari Pak Yoga: "Kapan fitur Sinar tersedia untuk semua pelanggan?"\n\n'
-           "[00:15:20] Bagus: Belum, Pak. Saat ini fitur Sinar masih private preview untuk pelanggan terpilih.")
-RECAP = ("Pengumuman 1 Maret, yang saat itu menyebut Sinar hanya tersedia dalam private preview, kini diperbarui. "
-         "Status private preview tersebut sudah tidak berlaku.")
+WEBINAR = (
+    '[00:15:05] Moderator: Pertanyaan dari Pak Yoga: "Kapan fitur Sinar tersedia untuk semua pelanggan?"\n\n'
+    "[00:15:20] Bagus: Belum, Pak. Saat ini fitur Sinar masih private preview untuk pelanggan terpilih."
+)
+RECAP = (
+    "Pengumuman 1 Maret, yang saat itu menyebut Sinar hanya tersedia dalam private preview, kini diperbarui. "
+    "Status private preview tersebut sudah tidak berlaku."
+)
 
 
 def test_a_source_is_on_the_side_its_text_says_not_the_side_of_a_question_it_quotes():
@@ -130,10 +183,23 @@ def test_a_source_is_on_the_side_its_text_says_not_the_side_of_a_question_it_quo
 
 
 def test_a_source_saying_masih_private_preview_lands_on_that_side(make_revision, make_user):
-    make_revision(f"# Sinar\n\n{GA_DOC}", key="S1", title="Dokumentasi Sinar", public=True,
-                  source_type="documentation", document_date=date(2026, 5, 2))
-    make_revision(f"TRANSKRIP WEBINAR SINAR\n\n{WEBINAR}", key="W1", title="Transkrip webinar Sinar", public=True,
-                  source_type="transcript", document_date=date(2026, 3, 10), fmt="text")
+    make_revision(
+        f"# Sinar\n\n{GA_DOC}",
+        key="S1",
+        title="Dokumentasi Sinar",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 5, 2),
+    )
+    make_revision(
+        f"TRANSKRIP WEBINAR SINAR\n\n{WEBINAR}",
+        key="W1",
+        title="Transkrip webinar Sinar",
+        public=True,
+        source_type="transcript",
+        document_date=date(2026, 3, 10),
+        fmt="text",
+    )
     contract = ask("Apakah fitur Sinar sekarang sudah tersedia untuk semua pelanggan?", make_user)
     [conflict] = [c for c in contract.conflicts if c.kind == "status"]
     stage = {e.split(":")[0]: s for e, s in conflict.values.items()}
@@ -142,20 +208,32 @@ def test_a_source_saying_masih_private_preview_lands_on_that_side(make_revision,
 
 
 def test_sides_of_one_date_are_said_to_bear_the_same_date_not_that_one_is_newer(make_revision, make_user):
-    make_revision("# Spesifikasi KR-220X\n\n## Baterai\n\nWaktu pemutaran: hingga 30 jam dengan sekali pengisian daya",
-                  key="S1", title="Spesifikasi KR-220X", public=True, source_type="spec",
-                  document_date=date(2026, 5, 20))
-    make_revision("# KR-220X diuji\n\nWaktu pemutaran: hingga 26 jam dengan sekali pengisian daya",
-                  key="A3", title="Artikel KR-220X", public=True, source_type="article",
-                  document_date=date(2026, 5, 20))
+    make_revision(
+        "# Spesifikasi KR-220X\n\n## Baterai\n\nWaktu pemutaran: hingga 30 jam dengan sekali pengisian daya",
+        key="S1",
+        title="Spesifikasi KR-220X",
+        public=True,
+        source_type="spec",
+        document_date=date(2026, 5, 20),
+    )
+    make_revision(
+        "# KR-220X diuji\n\nWaktu pemutaran: hingga 26 jam dengan sekali pengisian daya",
+        key="A3",
+        title="Artikel KR-220X",
+        public=True,
+        source_type="article",
+        document_date=date(2026, 5, 20),
+    )
     contract = ask("Berapa jam waktu pemutaran KR-220X?", make_user)
     [conflict] = [c for c in contract.conflicts if c.kind == "number"]
     assert "lebih baru" not in conflict.note and "tanggal sama (2026-05-20)" in conflict.note
     assert conflict.newer is None
     spec = next(n for n, side in enumerate(conflict.sides) if side[0].startswith("S1"))
     assert conflict.authoritative == spec and conflict.sides[0][0].startswith("S1")  # one date: the stronger first
-    assert "S1 r1 (spesifikasi produk, 2026-05-20) lebih berwenang (spesifikasi produk peringkat 1, " \
-           "di atas artikel peringkat 4)" in conflict.note
+    assert (
+        "S1 r1 (spesifikasi produk, 2026-05-20) lebih berwenang (spesifikasi produk peringkat 1, "
+        "di atas artikel peringkat 4)" in conflict.note
+    )
 
 
 def test_the_weighing_names_the_newer_side_only_when_the_dates_differ():
@@ -172,8 +250,10 @@ def test_the_weighing_names_the_newer_side_only_when_the_dates_differ():
     assert authoritative is None and "sama berwenang" in text and "peringkat 1" in text
 
 
-FAQ = ("File yang dihapus masuk ke trash dan dapat dipulihkan selama 90 hari sesuai Kebijakan Retensi Data "
-       "yang berlaku sejak 15 Januari 2026.")
+FAQ = (
+    "File yang dihapus masuk ke trash dan dapat dipulihkan selama 90 hari sesuai Kebijakan Retensi Data "
+    "yang berlaku sejak 15 Januari 2026."
+)
 RETENTION = """Masa retensi untuk setiap jenis data ditetapkan sebagai berikut:
 
 | Jenis data | Masa retensi | Keterangan |
@@ -210,11 +290,13 @@ def test_a_number_a_source_outside_the_context_gives_otherwise_for_the_same_subj
 def test_a_row_whose_label_is_the_other_rows_header_is_another_quantity():
     from review.answers.conflicts import numbers_beyond
 
-    policy_row = ("Versi lama objek (versioning) — Masa retensi: Default 60 hari; Keterangan: Dapat diubah "
-                  "pelanggan")
+    policy_row = "Versi lama objek (versioning) — Masa retensi: Default 60 hari; Keterangan: Dapat diubah pelanggan"
     policy = hit("K1:r3:p4", RETENTION, source_type="policy", day="2026-08-01")
-    config = hit("C1:r1:p4", "| Parameter | Nilai lama | Nilai baru |\n|---|---|---|\n"
-                             "| log.local_retention | 7 hari | 14 hari |\n", day="2026-04-01")
+    config = hit(
+        "C1:r1:p4",
+        "| Parameter | Nilai lama | Nilai baru |\n|---|---|---|\n| log.local_retention | 7 hari | 14 hari |\n",
+        day="2026-04-01",
+    )
     question = "Default retensi versi lama objek sekarang berapa hari?"
     # "lama" and "retensi" in both, but the policy's thing (versi lama objek) is not the config's
     # (log.local_retention): its "lama" is a header there.
@@ -225,11 +307,22 @@ def test_a_row_whose_label_is_the_other_rows_header_is_another_quantity():
 
 
 def test_a_faq_saying_90_days_and_the_policy_saying_60_are_flagged_with_both_sides(make_revision, make_user):
-    make_revision(f"# FAQ Lintas Cloud\n\n## Berapa lama file yang saya hapus masih bisa dipulihkan?\n\n{FAQ}",
-                  key="F1", title="FAQ Lintas Cloud", public=True, source_type="documentation",
-                  document_date=date(2026, 5, 20))
-    make_revision(f"# Kebijakan Retensi Data\n\n## Masa retensi\n\n{RETENTION}", key="K1",
-                  title="Kebijakan Retensi Data", public=True, source_type="policy", document_date=date(2026, 8, 1))
+    make_revision(
+        f"# FAQ Lintas Cloud\n\n## Berapa lama file yang saya hapus masih bisa dipulihkan?\n\n{FAQ}",
+        key="F1",
+        title="FAQ Lintas Cloud",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 5, 20),
+    )
+    make_revision(
+        f"# Kebijakan Retensi Data\n\n## Masa retensi\n\n{RETENTION}",
+        key="K1",
+        title="Kebijakan Retensi Data",
+        public=True,
+        source_type="policy",
+        document_date=date(2026, 8, 1),
+    )
     contract = ask("Sekarang file yang dihapus masih bisa dipulihkan berapa lama?", make_user)
     [conflict] = [c for c in contract.conflicts if c.kind == "number"]
     values = {e.split(":")[0]: v for e, v in conflict.values.items()}
@@ -241,26 +334,43 @@ def test_a_faq_saying_90_days_and_the_policy_saying_60_are_flagged_with_both_sid
 
 
 def test_the_answer_page_groups_the_sources_under_their_side_and_names_the_more_authoritative(
-        client, make_revision, make_user):
+    client, make_revision, make_user
+):
     from django.contrib.auth.models import User
     from django.urls import reverse
 
-    make_revision(f"# Sinar\n\n{GA_DOC}", key="S1", title="Dokumentasi Sinar", public=True,
-                  source_type="documentation", document_date=date(2026, 5, 20))
-    make_revision("# Kabar\n\nHingga kini fitur Sinar masih berstatus private preview dan hanya untuk pelanggan "
-                  "terpilih, tulis redaksi.", key="K1", title="Artikel Kabar Infra", public=True,
-                  source_type="article", document_date=date(2026, 5, 20))
+    make_revision(
+        f"# Sinar\n\n{GA_DOC}",
+        key="S1",
+        title="Dokumentasi Sinar",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 5, 20),
+    )
+    make_revision(
+        "# Kabar\n\nHingga kini fitur Sinar masih berstatus private preview dan hanya untuk pelanggan "
+        "terpilih, tulis redaksi.",
+        key="K1",
+        title="Artikel Kabar Infra",
+        public=True,
+        source_type="article",
+        document_date=date(2026, 5, 20),
+    )
     make_user("editor", reviewer=True)
-    asked = question_ask(text="Apakah fitur Sinar sekarang sudah tersedia untuk semua pelanggan?",
-                         user=User.objects.get(username="editor"))
+    asked = question_ask(
+        text="Apakah fitur Sinar sekarang sudah tersedia untuk semua pelanggan?",
+        user=User.objects.get(username="editor"),
+    )
     client.force_login(User.objects.get(username="editor"))
     html = client.get(reverse("answer", args=[asked.answer.pk])).content.decode()
-    section = html[html.index('<section class="conflicts"'):html.index("</section>", html.index('class="conflicts"'))]
+    section = html[html.index('<section class="conflicts"') : html.index("</section>", html.index('class="conflicts"'))]
     ga = section.index('<span class="side-label">tersedia untuk semua pelanggan (GA)</span>')
     preview = section.index('<span class="side-label">private preview</span>')
     assert ga < section.index("S1:r1:p1") < preview < section.index("K1:r1:p1")  # each source under its side
-    assert "Lebih berwenang: “tersedia untuk semua pelanggan (GA)” — dokumentasi resmi, peringkat 1 " \
-           "(di atas artikel, peringkat 4)." in section
+    assert (
+        "Lebih berwenang: “tersedia untuk semua pelanggan (GA)” — dokumentasi resmi, peringkat 1 "
+        "(di atas artikel, peringkat 4)." in section
+    )
     assert "Tanggal sama (2026-05-20)." in section and "Lebih baru" not in section
     # The sources fold, so the claims are not pushed down on a phone.
     assert section.count('<details class="side-sources">') == 2  # closed: no "open" attribute

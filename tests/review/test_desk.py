@@ -21,16 +21,37 @@ QUESTION = "Apakah fitur Sinar sekarang sudah tersedia untuk semua pelanggan?"
 
 @pytest.fixture
 def archive(make_revision):
-    make_revision("# Memperkenalkan Sinar\n\nMulai hari ini fitur Sinar tersedia dalam private preview untuk "
-                  "pelanggan terpilih.", key="A1", title="Pengumuman Sinar", public=True,
-                  source_type="announcement", document_date=date(2026, 3, 1))
-    make_revision("# Sinar\n\nFitur Sinar masih private preview.", key="S1", title="Dokumentasi Sinar",
-                  public=True, source_type="documentation", document_date=date(2026, 3, 1))
-    make_revision("# Sinar\n\nSejak 2 Mei 2026 fitur Sinar tersedia untuk semua pelanggan.", key="S1",
-                  title="Dokumentasi Sinar", public=True, source_type="documentation",
-                  document_date=date(2026, 5, 2))
-    make_revision("# Memo\n\nProyek Garuda Biru: fitur Sinar tersedia untuk semua pelanggan hukum.", key="H1",
-                  title="Memo hukum Garuda", groups=("hukum",), source_type="policy")
+    make_revision(
+        "# Memperkenalkan Sinar\n\nMulai hari ini fitur Sinar tersedia dalam private preview untuk pelanggan terpilih.",
+        key="A1",
+        title="Pengumuman Sinar",
+        public=True,
+        source_type="announcement",
+        document_date=date(2026, 3, 1),
+    )
+    make_revision(
+        "# Sinar\n\nFitur Sinar masih private preview.",
+        key="S1",
+        title="Dokumentasi Sinar",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 3, 1),
+    )
+    make_revision(
+        "# Sinar\n\nSejak 2 Mei 2026 fitur Sinar tersedia untuk semua pelanggan.",
+        key="S1",
+        title="Dokumentasi Sinar",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 5, 2),
+    )
+    make_revision(
+        "# Memo\n\nProyek Garuda Biru: fitur Sinar tersedia untuk semua pelanggan hukum.",
+        key="H1",
+        title="Memo hukum Garuda",
+        groups=("hukum",),
+        source_type="policy",
+    )
 
 
 @pytest.fixture
@@ -40,8 +61,7 @@ def eager():
     celery_app.conf.task_always_eager = False
 
 
-def test_ask_follow_progress_and_read_the_answer(client, archive, make_user, eager,
-                                                 django_capture_on_commit_callbacks):
+def test_ask_follow_progress_and_read_the_answer(client, archive, make_user, eager, django_capture_on_commit_callbacks):
     client.force_login(make_user("editor", reviewer=True))
     assert "Tanya arsip" in client.get(reverse("home")).content.decode()
     with django_capture_on_commit_callbacks(execute=True):
@@ -71,11 +91,12 @@ def test_invalid_questions_are_explained(client, make_user):
 def test_progress_partial_shows_stages_and_offers_to_run_without_a_worker(client, archive, make_user):
     editor = make_user("editor")
     client.force_login(editor)
-    question = Question.objects.create(text=QUESTION, asked_by=editor, state=QuestionState.RUNNING,
-                                       stage="generate")
+    question = Question.objects.create(text=QUESTION, asked_by=editor, state=QuestionState.RUNNING, stage="generate")
     partial = client.get(reverse("question", args=[question.pk]), **HX).content.decode()
     assert 'hx-trigger="every 700ms"' in partial and "✓" in partial and "sedang berjalan" in partial
-    Question.objects.filter(pk=question.pk).update(state=QuestionState.QUEUED, asked_at=datetime(2026, 1, 1, tzinfo=UTC))
+    Question.objects.filter(pk=question.pk).update(
+        state=QuestionState.QUEUED, asked_at=datetime(2026, 1, 1, tzinfo=UTC)
+    )
     assert "Proses langsung" in client.get(reverse("question", args=[question.pk])).content.decode()
     response = client.post(reverse("question-run", args=[question.pk]), follow=True)
     assert response.redirect_chain[-1][0].startswith("/jawaban/")
@@ -91,8 +112,9 @@ def test_review_with_htmx_records_the_lookup_and_moves_the_status(client, archiv
     client.get(reverse("answer", args=[answer.pk]))
     claims = list(answer.claims.order_by("position"))
     assert client.post(reverse("claim-opened", args=[claims[0].pk]), **HX).status_code == 204
-    response = client.post(reverse("claim-decide", args=[claims[0].pk]),
-                           {"status": "supported", "note": "cocok dengan dokumentasi"}, **HX)
+    response = client.post(
+        reverse("claim-decide", args=[claims[0].pk]), {"status": "supported", "note": "cocok dengan dokumentasi"}, **HX
+    )
     html = response.content.decode()
     assert response.status_code == 200 and "<html" not in html  # a partial, not a page
     assert f'id="claim-{claims[0].pk}"' in html and "Didukung" in html and 'hx-swap-oob="true"' in html
@@ -118,8 +140,8 @@ def test_queue_and_history(client, archive, make_user):
     queue = client.get(reverse("queue")).content.decode()
     assert reverse("answer", args=[answer.pk]) in queue
     # The two rows of the same question differ by the date they were asked for.
-    row = queue[queue.index(reverse("answer", args=[as_of.pk])):]
-    assert row[:row.index("</td>")].count("(per tanggal 2026-03-15)") == 1
+    row = queue[queue.index(reverse("answer", args=[as_of.pk])) :]
+    assert row[: row.index("</td>")].count("(per tanggal 2026-03-15)") == 1
     history = client.get(reverse("history"), {"status": "needs_review", "category": "ketersediaan"})
     assert reverse("answer", args=[answer.pk]) in history.content.decode()
     empty = client.get(reverse("history"), {"q": "tidak ada pertanyaan seperti ini"}, **HX).content.decode()
@@ -136,14 +158,18 @@ def test_search_page_shows_each_arm(client, archive, make_user):
 
 def test_search_pages_ten_at_a_time_and_shows_tables_as_tables(client, make_user, make_revision):
     for n in range(13):
-        make_revision(f"# Gerai {n}\n\n| Kota | Jam buka |\n|---|---|\n| Kota{n} | 08.00–17.00 gerai Zamrud |\n",
-                      key=f"G{n:02d}", title=f"Gerai Zamrud {n}", public=True)
+        make_revision(
+            f"# Gerai {n}\n\n| Kota | Jam buka |\n|---|---|\n| Kota{n} | 08.00–17.00 gerai Zamrud |\n",
+            key=f"G{n:02d}",
+            title=f"Gerai Zamrud {n}",
+            public=True,
+        )
     client.force_login(make_user("editor"))
     first = client.get(reverse("search"), {"q": "gerai Zamrud", "mode": "lexical"}).content.decode()
-    assert first.count("<li class=\"hit") == 10 and "Berikutnya" in first and "Sebelumnya" not in first
+    assert first.count('<li class="hit') == 10 and "Berikutnya" in first and "Sebelumnya" not in first
     assert "<table>" in first and "|---|" not in first
     second = client.get(reverse("search"), {"q": "gerai Zamrud", "mode": "lexical", "halaman": 2}).content.decode()
-    assert second.count("<li class=\"hit") == 3 and 'start="11"' in second and "Sebelumnya" in second
+    assert second.count('<li class="hit') == 3 and 'start="11"' in second and "Sebelumnya" in second
     shown = set(re.findall(r"G\d\d:r1:p\d+", first)) | set(re.findall(r"G\d\d:r1:p\d+", second))
     assert len({e.split(":")[0] for e in shown}) == 13  # every document once, none lost between pages
 
@@ -165,8 +191,13 @@ def test_evidence_reads_like_its_source_with_the_cited_unit_marked(client, archi
     is marked in the answer and on the revision page, which links back."""
     from review.answers.pipeline import question_ask
 
-    make_revision("# Kode galat\n\n| Kode | Arti |\n|---|---|\n| ERR_QX9 | Sesi kedaluwarsa, masuk lagi |\n"
-                  "| ERR_QX8 | Kuota penuh |\n", key="T1", title="Tabel kode galat", public=True)
+    make_revision(
+        "# Kode galat\n\n| Kode | Arti |\n|---|---|\n| ERR_QX9 | Sesi kedaluwarsa, masuk lagi |\n"
+        "| ERR_QX8 | Kuota penuh |\n",
+        key="T1",
+        title="Tabel kode galat",
+        public=True,
+    )
     editor = make_user("editor", reviewer=True)
     answer = question_ask(text="Apa arti kode ERR_QX9?", user=editor).answer
     client.force_login(editor)
@@ -179,8 +210,9 @@ def test_evidence_reads_like_its_source_with_the_cited_unit_marked(client, archi
     assert '<mark class="cited">ERR_QX9</mark>' in revision and "is-cited" in revision
     assert f'href="{reverse("answer", args=[answer.pk])}"' in revision and "Kembali ke jawaban" in revision
     # An answer the reader may not open (here: none such) gets no link back.
-    other = client.get(re.sub(r"jawaban=\d+", "jawaban=999999", link.group(1).replace("&amp;", "&")),
-                       follow=True).content.decode()
+    other = client.get(
+        re.sub(r"jawaban=\d+", "jawaban=999999", link.group(1).replace("&amp;", "&")), follow=True
+    ).content.decode()
     assert "Kembali ke jawaban" not in other and '<mark class="cited">ERR_QX9</mark>' in other
 
 
@@ -188,9 +220,13 @@ def test_outsiders_get_404_everywhere(client, archive, make_user):
     lawyer = make_user("pengacara", "hukum")
     answer = question_ask(text="Proyek Garuda Biru fitur Sinar", user=lawyer).answer
     claim = answer.claims.first()
-    hidden = [reverse("answer", args=[answer.pk]), reverse("evidence", args=["H1:r1:p1"]),
-              reverse("document", args=["H1"]), reverse("revision", args=["H1", 1]),
-              reverse("diff", args=["H1"])]
+    hidden = [
+        reverse("answer", args=[answer.pk]),
+        reverse("evidence", args=["H1:r1:p1"]),
+        reverse("document", args=["H1"]),
+        reverse("revision", args=["H1", 1]),
+        reverse("diff", args=["H1"]),
+    ]
     client.force_login(make_user("pembaca"))
     for url in hidden:
         response = client.get(url)
@@ -217,9 +253,14 @@ def test_pages_require_login(client):
 
 
 def test_content_security_policy_and_inert_document_text(client, make_revision, make_user):
-    make_revision('<h1>Jahat</h1><p>Teks <script>alert(1)</script><img src=x onerror="alert(2)">'
-                  '<a href="javascript:alert(3)">klik</a> biasa.</p>', key="J1", title="<b>Judul</b>", public=True,
-                  fmt="html")
+    make_revision(
+        '<h1>Jahat</h1><p>Teks <script>alert(1)</script><img src=x onerror="alert(2)">'
+        '<a href="javascript:alert(3)">klik</a> biasa.</p>',
+        key="J1",
+        title="<b>Judul</b>",
+        public=True,
+        fmt="html",
+    )
     client.force_login(make_user("editor"))
     response = client.get(reverse("revision", args=["J1", 1]))
     policy = response["Content-Security-Policy"]

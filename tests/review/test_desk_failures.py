@@ -22,12 +22,22 @@ QUESTION = "Apakah fitur Sinar sekarang sudah tersedia untuk semua pelanggan?"
 
 @pytest.fixture
 def answer(make_revision, make_user) -> Answer:
-    make_revision("# Sinar\n\nFitur Sinar masih private preview untuk pelanggan terpilih.", key="S1",
-                  title="Dokumentasi Sinar", public=True, source_type="documentation",
-                  document_date=date(2026, 3, 1))
-    make_revision("# Sinar\n\nSejak 2 Mei 2026 fitur Sinar tersedia untuk semua pelanggan.", key="S1",
-                  title="Dokumentasi Sinar", public=True, source_type="documentation",
-                  document_date=date(2026, 5, 2))
+    make_revision(
+        "# Sinar\n\nFitur Sinar masih private preview untuk pelanggan terpilih.",
+        key="S1",
+        title="Dokumentasi Sinar",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 3, 1),
+    )
+    make_revision(
+        "# Sinar\n\nSejak 2 Mei 2026 fitur Sinar tersedia untuk semua pelanggan.",
+        key="S1",
+        title="Dokumentasi Sinar",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 5, 2),
+    )
     editor = make_user("editor", reviewer=True)
     result = question_ask(text=QUESTION, user=editor).answer
     assert result.claims.exists()
@@ -53,8 +63,8 @@ def test_a_note_without_a_status_is_saved_and_decides_nothing(client, answer):
     assert Answer.objects.get(pk=answer.pk).status == status_before
     assert not EvidenceLookup.objects.filter(claim=claim, decided_at__isnull=False).exists()
     # The note's own button comes first in the form: it is the one Enter presses.
-    form = html[html.index("<form method=\"post\" action=\"" + reverse("claim-decide", args=[claim.pk])):]
-    buttons = [b for b in form.split("<button")[1:]]
+    form = html[html.index('<form method="post" action="' + reverse("claim-decide", args=[claim.pk])) :]
+    buttons = form.split("<button")[1:]
     assert "data-note-save" in buttons[0] and "data-decide" in buttons[1]
 
 
@@ -72,16 +82,24 @@ def test_an_ended_session_is_a_401_that_names_the_way_back(client, answer):
     claim = _editor(client, answer)
     client.logout()
     here = reverse("answer", args=[answer.pk])
-    response = client.post(reverse("claim-decide", args=[claim.pk]), {"status": "supported"},
-                           HTTP_HX_CURRENT_URL=f"http://testserver{here}", **HX)
+    response = client.post(
+        reverse("claim-decide", args=[claim.pk]),
+        {"status": "supported"},
+        HTTP_HX_CURRENT_URL=f"http://testserver{here}",
+        **HX,
+    )
     assert response.status_code == 401 and response["Content-Type"].startswith("text/plain")
     assert response.content.decode() == "Sesi berakhir — masuk lagi. Perubahan ini belum disimpan."
     assert response["X-Nalarku-Login"] == f"{reverse('login')}?next={here.replace('/', '%2F')}"
     claim.refresh_from_db()
     assert claim.review_status == "pending"
     # Another site's address never becomes the way back.
-    elsewhere = client.post(reverse("claim-decide", args=[claim.pk]), {"status": "supported"},
-                            HTTP_HX_CURRENT_URL="https://jahat.example/jawaban/1/", **HX)
+    elsewhere = client.post(
+        reverse("claim-decide", args=[claim.pk]),
+        {"status": "supported"},
+        HTTP_HX_CURRENT_URL="https://jahat.example/jawaban/1/",
+        **HX,
+    )
     assert elsewhere["X-Nalarku-Login"] == f"{reverse('login')}?next=%2F"
     # Without htmx, the login redirect stays as it was.
     plain = client.post(reverse("claim-decide", args=[claim.pk]), {"status": "supported"})
@@ -112,8 +130,9 @@ def test_a_changed_session_is_a_403_that_says_so(answer):
 
     client = Client(enforce_csrf_checks=True)
     claim = _editor(client, answer)
-    response = client.post(reverse("claim-decide", args=[claim.pk]), {"status": "supported"},
-                           HTTP_X_CSRFTOKEN="salah", **HX)
+    response = client.post(
+        reverse("claim-decide", args=[claim.pk]), {"status": "supported"}, HTTP_X_CSRFTOKEN="salah", **HX
+    )
     assert response.status_code == 403 and "Sesi Anda berubah" in response.content.decode()
     assert "<html" not in response.content.decode()
     assert User.objects.filter(username="editor").exists()

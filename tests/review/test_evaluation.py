@@ -34,30 +34,82 @@ from review.reviewing import claim_review
 pytestmark = pytest.mark.django_db
 
 CASES = [
-    {"id": "E1", "question": "Apa arti ERR_CONN_RESET?", "category": "exact_identifier", "user": "pembaca",
-     "as_of": None, "gold": [{"document": "K1", "revision": 2}], "expected_status": "answered",
-     "answers": ["menutup koneksi"], "conflict": False, "note": ""},
-    {"id": "E2", "question": "berapa lama baterai headset bertahan", "category": "paraphrase", "user": "pembaca",
-     "as_of": None, "gold": [{"document": "B1", "revision": 1}], "expected_status": "answered",
-     "answers": ["26 jam"], "conflict": False, "note": ""},
-    {"id": "E3", "question": "Berapa harga saham perusahaan di bursa tahun lalu?", "category": "no_answer",
-     "user": "pembaca", "as_of": None, "gold": [], "expected_status": "insufficient_evidence",
-     "conflict": False, "note": ""},
-    {"id": "E4", "question": "Apa arti ERR_CONN_RESET waktu itu?", "category": "near_duplicate_old_revision",
-     "user": "pembaca", "as_of": "2025-12-01", "gold": [{"document": "K1", "revision": 1}],
-     "expected_status": "answered", "conflict": False, "note": ""},
+    {
+        "id": "E1",
+        "question": "Apa arti ERR_CONN_RESET?",
+        "category": "exact_identifier",
+        "user": "pembaca",
+        "as_of": None,
+        "gold": [{"document": "K1", "revision": 2}],
+        "expected_status": "answered",
+        "answers": ["menutup koneksi"],
+        "conflict": False,
+        "note": "",
+    },
+    {
+        "id": "E2",
+        "question": "berapa lama baterai headset bertahan",
+        "category": "paraphrase",
+        "user": "pembaca",
+        "as_of": None,
+        "gold": [{"document": "B1", "revision": 1}],
+        "expected_status": "answered",
+        "answers": ["26 jam"],
+        "conflict": False,
+        "note": "",
+    },
+    {
+        "id": "E3",
+        "question": "Berapa harga saham perusahaan di bursa tahun lalu?",
+        "category": "no_answer",
+        "user": "pembaca",
+        "as_of": None,
+        "gold": [],
+        "expected_status": "insufficient_evidence",
+        "conflict": False,
+        "note": "",
+    },
+    {
+        "id": "E4",
+        "question": "Apa arti ERR_CONN_RESET waktu itu?",
+        "category": "near_duplicate_old_revision",
+        "user": "pembaca",
+        "as_of": "2025-12-01",
+        "gold": [{"document": "K1", "revision": 1}],
+        "expected_status": "answered",
+        "conflict": False,
+        "note": "",
+    },
 ]
 
 
 @pytest.fixture
 def archive(make_revision, make_user):
     make_user("pembaca")
-    make_revision("# Kode\n\nERR_CONN_RESET berarti kuota penyimpanan penuh.", key="K1", title="Kode galat",
-                  public=True, source_type="documentation", document_date=date(2025, 11, 1))
-    make_revision("# Kode\n\nERR_CONN_RESET berarti server menutup koneksi secara sepihak.", key="K1",
-                  title="Kode galat", public=True, source_type="documentation", document_date=date(2026, 4, 1))
-    make_revision("# LX-700BT\n\nWaktu pemutaran baterai 26 jam dengan ANC aktif.", key="B1", title="Spesifikasi",
-                  public=True, source_type="spec", document_date=date(2026, 2, 5))
+    make_revision(
+        "# Kode\n\nERR_CONN_RESET berarti kuota penyimpanan penuh.",
+        key="K1",
+        title="Kode galat",
+        public=True,
+        source_type="documentation",
+        document_date=date(2025, 11, 1),
+    )
+    make_revision(
+        "# Kode\n\nERR_CONN_RESET berarti server menutup koneksi secara sepihak.",
+        key="K1",
+        title="Kode galat",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 4, 1),
+    )
+    make_revision(
+        "# LX-700BT\n\nWaktu pemutaran baterai 26 jam dengan ANC aktif.",
+        key="B1",
+        title="Spesifikasi",
+        public=True,
+        source_type="spec",
+        document_date=date(2026, 2, 5),
+    )
 
 
 @pytest.fixture
@@ -95,13 +147,17 @@ def test_retrieval_run_is_measured_stored_and_comparable(archive, eval_file):
     eval_set, _ = evalset_import(path=eval_file, name="uji")
     cases = cases_from_set(eval_set)
     assert [c.case_id for c in cases] == ["E1", "E2", "E4"]
-    run = retrieval_evaluate(cases=cases, modes=["lexical", "vector", "hybrid", "hybrid+rerank"], k=5,
-                             eval_set=eval_set)
+    run = retrieval_evaluate(
+        cases=cases, modes=["lexical", "vector", "hybrid", "hybrid+rerank"], k=5, eval_set=eval_set
+    )
     assert set(run.metrics) == {"lexical", "vector", "hybrid", "hybrid+rerank"}
     assert "skipped" in run.metrics["hybrid+rerank"]  # no reranker configured
     hybrid = run.metrics["hybrid"]
-    assert hybrid["queries"] == 3 and set(hybrid["by_category"]) == {"exact_identifier", "paraphrase",
-                                                                      "near_duplicate_old_revision"}
+    assert hybrid["queries"] == 3 and set(hybrid["by_category"]) == {
+        "exact_identifier",
+        "paraphrase",
+        "near_duplicate_old_revision",
+    }
     assert 0 < hybrid["all"]["nDCG@10"] <= 1 and hybrid["all"]["Success@10"] == 1.0
     # As of 2025-12-01 only K1 r1 was in force: the old revision is the right one then.
     e4 = EvalResult.objects.get(run=run, mode="hybrid", case_id="E4")
@@ -155,14 +211,28 @@ def test_answer_keys_match_whole_words_case_and_punctuation_aside():
 
 
 def test_a_squad_file_becomes_an_isolated_collection_and_a_set(tmp_path, make_user):
-    from review.evaluation import evalset_import_squad
     from retrieval.models import Document
+    from review.evaluation import evalset_import_squad
 
-    squad = [{"context": "Gunung Kerinci adalah gunung tertinggi di Sumatra dengan ketinggian 3.805 meter.",
-              "qas": [{"id": "q1", "question": "Berapa tinggi Gunung Kerinci?", "is_impossible": False,
-                       "answers": [{"text": "3.805 meter", "answer_start": 67}]},
-                      {"id": "q2", "question": "Siapa yang pertama mendaki Gunung Kerinci?", "is_impossible": True,
-                       "answers": []}]}]
+    squad = [
+        {
+            "context": "Gunung Kerinci adalah gunung tertinggi di Sumatra dengan ketinggian 3.805 meter.",
+            "qas": [
+                {
+                    "id": "q1",
+                    "question": "Berapa tinggi Gunung Kerinci?",
+                    "is_impossible": False,
+                    "answers": [{"text": "3.805 meter", "answer_start": 67}],
+                },
+                {
+                    "id": "q2",
+                    "question": "Siapa yang pertama mendaki Gunung Kerinci?",
+                    "is_impossible": True,
+                    "answers": [],
+                },
+            ],
+        }
+    ]
     path = tmp_path / "mini.json"
     path.write_text(json.dumps(squad), encoding="utf-8")
     eval_set, count = evalset_import_squad(path=path, name="mini", collection="squad-mini")
@@ -180,9 +250,10 @@ def test_llm_judge_and_its_calibration_against_editors(archive, httpserver, make
     def chat(request: Request) -> Response:
         prompt = json.loads(request.data)["messages"][-1]["content"]
         supported = "26 jam" in prompt.split("BUKTI:")[0] and "26 jam" in prompt.split("BUKTI:")[1]
-        return Response(json.dumps({"message": {"role": "assistant",
-                                                "content": json.dumps({"supported": supported})}}),
-                        content_type="application/json")
+        return Response(
+            json.dumps({"message": {"role": "assistant", "content": json.dumps({"supported": supported})}}),
+            content_type="application/json",
+        )
 
     httpserver.expect_request("/api/chat").respond_with_handler(chat)
     judge = Judge(ChatClient(provider="ollama", url=httpserver.url_for("/"), model="juri"))
@@ -245,7 +316,8 @@ def test_chunking_experiment_in_its_own_collection(archive, eval_file, make_revi
     from review.evaluation import ChunkingSetting, chunking_collection_build, chunking_evaluate
 
     long_text = "# Panduan\n\n" + " ".join(
-        f"Langkah {n}: buka konsol, pilih menu sinkronisasi, lalu simpan pengaturan nomor {n}." for n in range(1, 30))
+        f"Langkah {n}: buka konsol, pilih menu sinkronisasi, lalu simpan pengaturan nomor {n}." for n in range(1, 30)
+    )
     make_revision(long_text, key="G1", title="Panduan panjang", public=True)
     eval_set, _ = evalset_import(path=eval_file, name="uji")
     editorial = LexicalStats.objects.get(collection="editorial").chunk_count
@@ -266,10 +338,16 @@ def test_a_beir_dataset_becomes_a_stored_set(tmp_path, capsys):
 
     root = tmp_path / "mini"
     (root / "qrels").mkdir(parents=True)
-    (root / "corpus.jsonl").write_text("\n".join(json.dumps(p) for p in [
-        {"_id": "p1", "title": "Donggala", "text": "Donggala adalah kabupaten di Sulawesi Tengah."},
-        {"_id": "p2", "title": "Vitamin D", "text": "Vitamin D supplementation did not reduce fractures."},
-    ]) + "\n")
+    (root / "corpus.jsonl").write_text(
+        "\n".join(
+            json.dumps(p)
+            for p in [
+                {"_id": "p1", "title": "Donggala", "text": "Donggala adalah kabupaten di Sulawesi Tengah."},
+                {"_id": "p2", "title": "Vitamin D", "text": "Vitamin D supplementation did not reduce fractures."},
+            ]
+        )
+        + "\n"
+    )
     (root / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "Dimanakah letak Donggala?"}) + "\n")
     (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\tp1\t1\n")
     load_corpus(directory=root, collection="beir-mini")
@@ -279,6 +357,7 @@ def test_a_beir_dataset_becomes_a_stored_set(tmp_path, capsys):
     assert case.gold == [{"document": "beir-mini:p1"}]
     from review.models import EvalSet
 
-    run = retrieval_evaluate(cases=cases_from_set(EvalSet.objects.get(name="mini")), modes=["lexical"], k=5,
-                             collection="beir-mini")
+    run = retrieval_evaluate(
+        cases=cases_from_set(EvalSet.objects.get(name="mini")), modes=["lexical"], k=5, collection="beir-mini"
+    )
     assert run.metrics["lexical"]["all"]["Success@10"] == 1.0

@@ -15,29 +15,35 @@ from review.answers.text import frame_free, identifiers, inflects, is_english, i
 from review.answers.units import Unit
 
 
-@pytest.mark.parametrize(("question", "framed"), [
-    ("Berapa lama link reset kata sandi berlaku?", {"lama"}),
-    ("Siapa saja yang ikut rapat go/no-go?", {"saja"}),
-    ("Apa saja metode 2FA yang didukung?", {"saja"}),
-    ("Bagaimana cara mengganti kata sandi?", {"cara"}),
-    ("Sejak kapan Smart Sync tersedia?", {"Sejak"}),
-    ("Laporan insiden itu seperti apa?", {"seperti"}),
-    ("How long are deleted files kept?", {"How", "long"}),
-    ("Berapa harga paket Bisnis?", set()),
-])
+@pytest.mark.parametrize(
+    ("question", "framed"),
+    [
+        ("Berapa lama link reset kata sandi berlaku?", {"lama"}),
+        ("Siapa saja yang ikut rapat go/no-go?", {"saja"}),
+        ("Apa saja metode 2FA yang didukung?", {"saja"}),
+        ("Bagaimana cara mengganti kata sandi?", {"cara"}),
+        ("Sejak kapan Smart Sync tersedia?", {"Sejak"}),
+        ("Laporan insiden itu seperti apa?", {"seperti"}),
+        ("How long are deleted files kept?", {"How", "long"}),
+        ("Berapa harga paket Bisnis?", set()),
+    ],
+)
 def test_question_frames_are_blanked_and_nothing_else(question, framed):
     unframed = frame_free(question)
     assert len(unframed) == len(question)
     assert set(question.split()) - set(unframed.split()) == {w for w in question.split() if w.strip("?") in framed}
 
 
-@pytest.mark.parametrize(("question", "english"), [
-    ("How many recovery codes does each account get when 2FA is enabled?", True),
-    ("Is Smart Sync available for customers on the Starter plan?", True),
-    ("Max limit per page untuk pagination list endpoint di API berapa?", False),
-    ("Smart Sync sudah covered SLA atau masih beta tanpa SLA?", False),
-    ("rating proteksi LDX200P-32-1T", False),
-])
+@pytest.mark.parametrize(
+    ("question", "english"),
+    [
+        ("How many recovery codes does each account get when 2FA is enabled?", True),
+        ("Is Smart Sync available for customers on the Starter plan?", True),
+        ("Max limit per page untuk pagination list endpoint di API berapa?", False),
+        ("Smart Sync sudah covered SLA atau masih beta tanpa SLA?", False),
+        ("rating proteksi LDX200P-32-1T", False),
+    ],
+)
 def test_english_questions_are_told_from_indonesian_ones_with_english_terms(question, english):
     assert is_english(question) is english
 
@@ -58,7 +64,11 @@ def test_inflections_the_stemmer_leaves_are_one_word():
 
 def test_identifiers_are_codes_not_codes_joined_to_words():
     assert identifiers("LD-Edge X200 (SKU LDX200-16-256) dan ERR_CONN_RESET di v4.2.1") == {
-        "x200", "ldx200-16-256", "err_conn_reset", "v4.2.1"}
+        "x200",
+        "ldx200-16-256",
+        "err_conn_reset",
+        "v4.2.1",
+    }
     assert identifiers("Endpoint S3-compatible untuk API v2") == {"v2"}
 
 
@@ -71,20 +81,31 @@ def test_names_identifiers_and_numbers_are_protected_everyday_words_are_not():
 def _question(text: str, stems: set[str], content: set[str], **kwargs) -> Question:
     vector = np.zeros(384, dtype=np.float32)
     vector[0] = 1.0
-    return Question(text, stems, {s: 0.9 for s in stems | content}, vector, content=content, **kwargs)
+    return Question(text, stems, dict.fromkeys(stems | content, 0.9), vector, content=content, **kwargs)
 
 
 def _passage(unit_text: str, unit_stems: set[str]) -> Passage:
     vector = np.zeros((1, 384), dtype=np.float32)
     vector[0, 0] = 1.0
-    return Passage("Panduan", {"panduan"}, unit_stems, [Unit(unit_text, 0, len(unit_text), "sentence")],
-                   [unit_stems], vector, unit_text)
+    return Passage(
+        "Panduan",
+        {"panduan"},
+        unit_stems,
+        [Unit(unit_text, 0, len(unit_text), "sentence")],
+        [unit_stems],
+        vector,
+        unit_text,
+    )
 
 
 def test_v3_covers_frames_and_inflections_that_v2_calls_missing():
     # "Berapa lama mode sinkron berlaku?" against "Mode sinkronus aktif 12 bulan."
-    question = _question("Berapa lama mode sinkron berlaku?", {"lama", "mode", "sinkron", "laku"},
-                         {"mode", "sinkron", "laku"}, variants={"sinkron": {"sinkronus"}})
+    question = _question(
+        "Berapa lama mode sinkron berlaku?",
+        {"lama", "mode", "sinkron", "laku"},
+        {"mode", "sinkron", "laku"},
+        variants={"sinkron": {"sinkronus"}},
+    )
     passage = _passage("Mode sinkronus berlaku 12 bulan.", {"mode", "sinkronus", "laku", "12", "bulan"})
     v2 = dict(zip(feature_names("features-v2"), unit_features(question, [passage], "features-v2")[0], strict=True))
     v3 = dict(zip(NAMES, unit_features(question, [passage], "features-v3")[0], strict=True))
@@ -95,20 +116,28 @@ def test_v3_covers_frames_and_inflections_that_v2_calls_missing():
 
 
 def test_a_missing_name_is_a_protected_miss_and_an_english_question_hides_its_term_signals():
-    question = _question("Berapa harga paket Premium?", {"harga", "paket", "premium"}, {"harga", "paket", "premium"},
-                         protected={"premium"})
+    question = _question(
+        "Berapa harga paket Premium?",
+        {"harga", "paket", "premium"},
+        {"harga", "paket", "premium"},
+        protected={"premium"},
+    )
     passage = _passage("Paket Bisnis Rp349.000 per bulan.", {"paket", "bisnis", "rp349.000", "bulan"})
     row = dict(zip(NAMES, unit_features(question, [passage])[0], strict=True))
     assert row["miss_protected_unit"] == pytest.approx(0.9)
     assert row["miss_protected_context"] == pytest.approx(0.9)
 
-    english = _question("How much is the Premium plan?", {"much", "premium", "plan"}, {"premium", "plan"},
-                        protected={"premium"}, cross_lingual=True)
+    english = _question(
+        "How much is the Premium plan?",
+        {"much", "premium", "plan"},
+        {"premium", "plan"},
+        protected={"premium"},
+        cross_lingual=True,
+    )
     row = dict(zip(NAMES, unit_features(english, [passage])[0], strict=True))
     assert np.isnan(row["cov_unit"]) and np.isnan(row["miss_context"])
     assert row["miss_protected_context"] == pytest.approx(0.9)  # names are compared in any language
     assert row["cross_lingual"] == 1.0
-
 
 
 @pytest.mark.django_db
@@ -117,9 +146,14 @@ def test_a_paraphrased_frame_question_names_no_frame_word_as_missing(make_revisi
 
     from review.answers.pipeline import question_ask
 
-    make_revision("# Reset kata sandi\n\nTautan reset kata sandi yang dikirim lewat email berlaku 30 menit.",
-                  key="P1", title="Reset kata sandi", public=True, source_type="documentation",
-                  document_date=date(2026, 1, 5))
+    make_revision(
+        "# Reset kata sandi\n\nTautan reset kata sandi yang dikirim lewat email berlaku 30 menit.",
+        key="P1",
+        title="Reset kata sandi",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 1, 5),
+    )
     editor = User.objects.filter(username="editor").first() or make_user("editor")
     contract = question_ask(text="Berapa lama tautan reset kata sandi berlaku?", user=editor).contract
     assert not any("lama" in m for m in contract.missing)

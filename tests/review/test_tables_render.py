@@ -61,8 +61,10 @@ def assert_rendered_table(fragment: BeautifulSoup) -> None:
     assert table is not None, fragment
     assert [th.get_text() for th in table.select("thead th")] == ["Item", "Tarif", "Keterangan"]
     rows = [[td.get_text() for td in tr.find_all("td")] for tr in table.select("tbody tr")]
-    assert rows == [["Penyimpanan tambahan", "Rp425.000 per TB/bulan", "Dihitung pro-rata harian"],
-                    ["Sewa perangkat LD-4032", "Rp2.100.000 per unit/bulan", ""]]
+    assert rows == [
+        ["Penyimpanan tambahan", "Rp425.000 per TB/bulan", "Dihitung pro-rata harian"],
+        ["Sewa perangkat LD-4032", "Rp2.100.000 per unit/bulan", ""],
+    ]
     text = fragment.get_text(" ")
     assert "|" not in text and "---" not in text, text
     # The table scrolls in a wrapper of its own on a narrow screen.
@@ -72,8 +74,11 @@ def assert_rendered_table(fragment: BeautifulSoup) -> None:
 def test_an_html_table_is_stored_as_the_markdown_table(make_revision):
     revision = make_revision(PRICES_HTML, fmt="html", title="Harga Zamrud", public=True)
     text = table_chunk(revision).text
-    assert text.splitlines()[1:4] == ["| Item | Tarif | Keterangan |", "|---|---|---|",
-                                      "| Penyimpanan tambahan | Rp425.000 per TB/bulan | Dihitung pro-rata harian |"]
+    assert text.splitlines()[1:4] == [
+        "| Item | Tarif | Keterangan |",
+        "|---|---|---|",
+        "| Penyimpanan tambahan | Rp425.000 per TB/bulan | Dihitung pro-rata harian |",
+    ]
     assert "| Sewa perangkat LD-4032 | Rp2.100.000 per unit/bulan |  |" in text  # the empty cell is kept
 
 
@@ -121,8 +126,11 @@ def test_a_cited_row_is_marked_cell_by_cell(client, make_user, make_revision):
     url = reverse("revision", args=[revision.document.key, revision.number])
     page = client.get(url, {"potongan": chunk.position, "sorot": f"{row.start}-{row.end}"}).content.decode()
     marks = card(page, chunk.position).find_all("mark", class_="cited")
-    assert [m.get_text() for m in marks] == ["Penyimpanan tambahan", "Rp425.000 per TB/bulan",
-                                             "Dihitung pro-rata harian"]
+    assert [m.get_text() for m in marks] == [
+        "Penyimpanan tambahan",
+        "Rp425.000 per TB/bulan",
+        "Dihitung pro-rata harian",
+    ]
     assert all(m.parent.name == "td" for m in marks)  # each inside its own cell, none across the pipes
 
 
@@ -156,9 +164,11 @@ def test_the_answer_page_renders_an_html_table_with_the_row_marked(client, make_
 
 
 def test_a_pdf_revision_page_gives_each_chunk_its_pages(client, make_user, make_revision):
-    content = ("# Garansi\n\nPerangkat bergaransi dua tahun sejak tanggal pembelian.\n\n"
-               "# Klaim\n\nKlaim diajukan lewat portal layanan pelanggan. "
-               "Klaim diproses dalam 21 hari kerja sejak perangkat diterima.\n")
+    content = (
+        "# Garansi\n\nPerangkat bergaransi dua tahun sejak tanggal pembelian.\n\n"
+        "# Klaim\n\nKlaim diajukan lewat portal layanan pelanggan. "
+        "Klaim diproses dalam 21 hari kerja sejak perangkat diterima.\n"
+    )
     page_two = content.index("Klaim diproses")
     revision = make_revision(content, fmt="pdf", title="Garansi", public=True, page_starts=[0, page_two])
     chunks = list(Chunk.objects.filter(revision=revision).order_by("position"))
@@ -172,8 +182,11 @@ def test_a_pdf_revision_page_gives_each_chunk_its_pages(client, make_user, make_
 
 
 def test_a_heading_path_shows_no_markdown_backticks(client, make_user, make_revision):
-    revision = make_revision("# Panduan CLI\n\n## Perintah `lintas sync`\n\nSinkronkan folder dengan perintah ini.\n",
-                             title="Panduan CLI", public=True)
+    revision = make_revision(
+        "# Panduan CLI\n\n## Perintah `lintas sync`\n\nSinkronkan folder dengan perintah ini.\n",
+        title="Panduan CLI",
+        public=True,
+    )
     chunk = Chunk.objects.get(revision=revision)
     assert chunk.heading_path == "Panduan CLI > Perintah lintas sync"
     client.force_login(make_user("editor"))
@@ -184,8 +197,7 @@ def test_a_heading_path_shows_no_markdown_backticks(client, make_user, make_revi
     assert "Perintah lintas sync" in search and not re.search(r"`lintas sync`", search)
 
 
-def test_demo_setup_rechunks_an_archive_of_an_older_chunker(client, make_user, make_revision, tmp_path,
-                                                            monkeypatch):
+def test_demo_setup_rechunks_an_archive_of_an_older_chunker(client, make_user, make_revision, tmp_path, monkeypatch):
     """The chunker's version went up: demo_setup re-chunks what an older one
     indexed, so a stored flattened table ("| a | b |" lines, no rule) comes
     back as a table, and the demo's own HTML price page (D09, here alone in
@@ -203,8 +215,11 @@ def test_demo_setup_rechunks_an_archive_of_an_older_chunker(client, make_user, m
 
     demo = Path(demo_setup.DEMO_DIR)
     shutil.copy(demo / "users.json", tmp_path / "users.json")
-    lines = [line for line in (demo / "archive.jsonl").read_text(encoding="utf-8").splitlines()
-             if line.strip() and json.loads(line).get("doc_id") == "D09"]
+    lines = [
+        line
+        for line in (demo / "archive.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip() and json.loads(line).get("doc_id") == "D09"
+    ]
     assert len(lines) == 2 and all(json.loads(line)["format"] == "html" for line in lines)
     (tmp_path / "archive.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     monkeypatch.setattr(demo_setup, "DEMO_DIR", tmp_path)

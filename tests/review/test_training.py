@@ -30,40 +30,57 @@ def test_the_bars_keep_every_set_within_its_limits():
     assert thresholds_choose_joint(sets[:1]) == thresholds_choose(*sets[0])
 
 
-@pytest.mark.parametrize(("question", "query"), [
-    ("Berapa lama masa berlaku tautan reset kata sandi?", "masa berlaku tautan reset kata sandi"),
-    ("Siapa saja yang hadir dalam rapat go/no-go?", "hadir rapat go/no-go"),
-    ("Apa itu?", None),
-])
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ("Berapa lama masa berlaku tautan reset kata sandi?", "masa berlaku tautan reset kata sandi"),
+        ("Siapa saja yang hadir dalam rapat go/no-go?", "hadir rapat go/no-go"),
+        ("Apa itu?", None),
+    ],
+)
 def test_a_search_box_copy_keeps_the_content_words_in_order(question, query):
     assert keyword_query(question) == query
 
 
 PARAGRAPHS = [
-    ("Danau Toba terletak di Sumatera Utara dan merupakan danau vulkanik terbesar di Indonesia.",
-     [("Di provinsi mana Danau Toba terletak?", "Sumatera Utara"),
-      ("Berapa kedalaman Danau Toba?", None)]),
-    ("Candi Borobudur dibangun pada abad ke-9 oleh wangsa Syailendra di Magelang.",
-     [("Siapa yang membangun Candi Borobudur?", "wangsa Syailendra"),
-      ("Berapa lama Candi Borobudur dipugar?", None)]),
-    ("Gunung Kerinci adalah gunung tertinggi di Sumatra dengan ketinggian 3.805 meter.",
-     [("Berapa ketinggian Gunung Kerinci?", "3.805 meter"),
-      ("Kapan Gunung Kerinci terakhir meletus?", None)]),
-    ("Sungai Kapuas di Kalimantan Barat adalah sungai terpanjang di Indonesia, sekitar 1.143 kilometer.",
-     [("Berapa panjang Sungai Kapuas?", "1.143 kilometer"),
-      ("Siapa yang pertama memetakan Sungai Kapuas?", None)]),
-    ("Pulau Komodo dihuni biawak komodo, kadal terbesar di dunia, dan menjadi taman nasional sejak 1980.",
-     [("Sejak kapan Pulau Komodo menjadi taman nasional?", "1980"),
-      ("Berapa jumlah komodo di Pulau Rinca?", None)]),
-    ("Kota Bandung dijuluki Kota Kembang dan menjadi tuan rumah Konferensi Asia Afrika tahun 1955.",
-     [("Tahun berapa Konferensi Asia Afrika diadakan di Bandung?", "1955"),
-      ("Siapa wali kota pertama Bandung?", None)]),
-    ("Bahasa Indonesia ditetapkan sebagai bahasa persatuan dalam Sumpah Pemuda pada 28 Oktober 1928.",
-     [("Kapan Sumpah Pemuda diikrarkan?", "28 Oktober 1928"),
-      ("Berapa peserta Kongres Pemuda pertama?", None)]),
-    ("Raja Ampat di Papua Barat Daya memiliki lebih dari 1.500 spesies ikan karang.",
-     [("Berapa spesies ikan karang di Raja Ampat?", "1.500 spesies"),
-      ("Kapan Raja Ampat menjadi kabupaten?", None)]),
+    (
+        "Danau Toba terletak di Sumatera Utara dan merupakan danau vulkanik terbesar di Indonesia.",
+        [("Di provinsi mana Danau Toba terletak?", "Sumatera Utara"), ("Berapa kedalaman Danau Toba?", None)],
+    ),
+    (
+        "Candi Borobudur dibangun pada abad ke-9 oleh wangsa Syailendra di Magelang.",
+        [
+            ("Siapa yang membangun Candi Borobudur?", "wangsa Syailendra"),
+            ("Berapa lama Candi Borobudur dipugar?", None),
+        ],
+    ),
+    (
+        "Gunung Kerinci adalah gunung tertinggi di Sumatra dengan ketinggian 3.805 meter.",
+        [("Berapa ketinggian Gunung Kerinci?", "3.805 meter"), ("Kapan Gunung Kerinci terakhir meletus?", None)],
+    ),
+    (
+        "Sungai Kapuas di Kalimantan Barat adalah sungai terpanjang di Indonesia, sekitar 1.143 kilometer.",
+        [("Berapa panjang Sungai Kapuas?", "1.143 kilometer"), ("Siapa yang pertama memetakan Sungai Kapuas?", None)],
+    ),
+    (
+        "Pulau Komodo dihuni biawak komodo, kadal terbesar di dunia, dan menjadi taman nasional sejak 1980.",
+        [("Sejak kapan Pulau Komodo menjadi taman nasional?", "1980"), ("Berapa jumlah komodo di Pulau Rinca?", None)],
+    ),
+    (
+        "Kota Bandung dijuluki Kota Kembang dan menjadi tuan rumah Konferensi Asia Afrika tahun 1955.",
+        [
+            ("Tahun berapa Konferensi Asia Afrika diadakan di Bandung?", "1955"),
+            ("Siapa wali kota pertama Bandung?", None),
+        ],
+    ),
+    (
+        "Bahasa Indonesia ditetapkan sebagai bahasa persatuan dalam Sumpah Pemuda pada 28 Oktober 1928.",
+        [("Kapan Sumpah Pemuda diikrarkan?", "28 Oktober 1928"), ("Berapa peserta Kongres Pemuda pertama?", None)],
+    ),
+    (
+        "Raja Ampat di Papua Barat Daya memiliki lebih dari 1.500 spesies ikan karang.",
+        [("Berapa spesies ikan karang di Raja Ampat?", "1.500 spesies"), ("Kapan Raja Ampat menjadi kabupaten?", None)],
+    ),
 ]
 
 
@@ -72,8 +89,14 @@ def _squad(paragraphs: list) -> list:
     for n, (context, questions) in enumerate(paragraphs):
         qas = []
         for m, (question, answer) in enumerate(questions):
-            qas.append({"id": f"q{n}-{m}", "question": question, "is_impossible": answer is None,
-                        "answers": [] if answer is None else [{"text": answer, "answer_start": context.index(answer)}]})
+            qas.append(
+                {
+                    "id": f"q{n}-{m}",
+                    "question": question,
+                    "is_impossible": answer is None,
+                    "answers": [] if answer is None else [{"text": answer, "answer_start": context.index(answer)}],
+                }
+            )
         out.append({"context": context, "qas": qas})
     return out
 
@@ -89,16 +112,32 @@ def test_train_answerer_writes_an_artefact_that_scores_side_by_side(tmp_path, ma
     train.write_text(json.dumps(_squad(PARAGRAPHS[:6])), encoding="utf-8")
     valid.write_text(json.dumps(_squad(PARAGRAPHS[6:] + PARAGRAPHS[:2])), encoding="utf-8")
     settings.DATA_DIR = str(tmp_path / "data")
-    out, _, error = run_command("train_answerer", "--train", str(train), "--valid", str(valid), "--out",
-                                str(tmp_path), "--name", "answerer-test", "--dev-set", "")
+    out, _, error = run_command(
+        "train_answerer",
+        "--train",
+        str(train),
+        "--valid",
+        str(valid),
+        "--out",
+        str(tmp_path),
+        "--name",
+        "answerer-test",
+        "--dev-set",
+        "",
+    )
     assert error is None and "artefak ditulis" in out
     meta = json.loads((tmp_path / "answerer-test.json").read_text(encoding="utf-8"))
     assert meta["features_version"] == "features-v3" and meta["units_version"] == "units-v2"
     assert set(meta["thresholds"]) == {"refuse_below", "answer_at", "support_min"}
     assert meta["metrics"]["train"]["questions"] > 16  # the augmented copies are there
 
-    make_revision("# Danau\n\nDanau Toba terletak di Sumatera Utara.", key="T1", title="Danau Toba", public=True,
-                  document_date=date(2026, 1, 1))
+    make_revision(
+        "# Danau\n\nDanau Toba terletak di Sumatera Utara.",
+        key="T1",
+        title="Danau Toba",
+        public=True,
+        document_date=date(2026, 1, 1),
+    )
     editor = User.objects.filter(username="editor").first() or make_user("editor")
     with artefact_used(str(tmp_path / "answerer-test.pkl")):
         assert artefact().meta["name"] == "answerer-test"

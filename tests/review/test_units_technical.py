@@ -4,6 +4,7 @@ containers, titles and breadcrumbs."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 import pytest
 
@@ -59,8 +60,11 @@ NUMBERED_STEPS = """Langkah pemasangan:
    ```
 2. Masuk dengan akun redaksi Anda."""
 
-BACKUP_SCRIPT = "Skrip pencadangan harian:\n\n```bash\n" + "\n\n".join(
-    f"# langkah {n}\nlintas backup bagian{n} --target s3\necho selesai{n}" for n in range(1, 4)) + "\n```"
+BACKUP_SCRIPT = (
+    "Skrip pencadangan harian:\n\n```bash\n"
+    + "\n\n".join(f"# langkah {n}\nlintas backup bagian{n} --target s3\necho selesai{n}" for n in range(1, 4))
+    + "\n```"
+)
 
 LONG_CONFIG = "Konfigurasi lengkap:\n\n```yaml\n" + "\n".join(f"kunci{n}: nilai{n}" for n in range(1, 11)) + "\n```"
 
@@ -70,7 +74,7 @@ def _kinds_and_texts(text: str, **options: str) -> list[tuple[str, str]]:
 
 
 def _own_text(text: str, unit: Unit) -> str:
-    return text[unit.start:unit.end]
+    return text[unit.start : unit.end]
 
 
 def test_the_version_is_bumped():
@@ -83,8 +87,11 @@ def test_the_version_is_bumped():
 def test_a_command_announced_by_a_lead_in_is_quoted_with_it():
     units = units_of(CLI_GUIDE)
     assert [(u.kind, u.text) for u in units] == [
-        ("sentence", "Jika pengguna terkunci karena terlalu sering salah memasukkan kata sandi, "
-                     "admin dapat mengatur ulang aksesnya."),
+        (
+            "sentence",
+            "Jika pengguna terkunci karena terlalu sering salah memasukkan kata sandi, "
+            "admin dapat mengatur ulang aksesnya.",
+        ),
         ("code", "Jalankan perintah berikut: lintas auth reset --user <email>"),
         ("sentence", "Setelah itu pengguna menerima tautan masuk baru melalui surel."),
     ]
@@ -92,12 +99,16 @@ def test_a_command_announced_by_a_lead_in_is_quoted_with_it():
 
 
 def test_a_multi_line_code_block_keeps_its_line_breaks_under_its_lead_in():
-    text = "Untuk memindahkan arsip ke server baru, jalankan:\n\n```bash\nlintas export --all > arsip.tar\n" \
-           "scp arsip.tar redaksi@arsip-baru:/data\n```"
+    text = (
+        "Untuk memindahkan arsip ke server baru, jalankan:\n\n```bash\nlintas export --all > arsip.tar\n"
+        "scp arsip.tar redaksi@arsip-baru:/data\n```"
+    )
     [unit] = units_of(text)
     assert unit.kind == "code"
-    assert unit.text == ("Untuk memindahkan arsip ke server baru, jalankan:\n"
-                         "lintas export --all > arsip.tar\nscp arsip.tar redaksi@arsip-baru:/data")
+    assert unit.text == (
+        "Untuk memindahkan arsip ke server baru, jalankan:\n"
+        "lintas export --all > arsip.tar\nscp arsip.tar redaksi@arsip-baru:/data"
+    )
     assert unit.text.endswith(_own_text(text, unit))
 
 
@@ -121,7 +132,9 @@ def test_an_indented_command_after_a_lead_in_is_code():
 def test_a_single_list_item_keeps_its_lead_in():
     text = "Satu-satunya syarat:\n\n- Akun redaksi aktif dengan peran editor."
     units = units_of(text)
-    assert [(u.kind, u.text) for u in units] == [("item", "Satu-satunya syarat: Akun redaksi aktif dengan peran editor.")]
+    assert [(u.kind, u.text) for u in units] == [
+        ("item", "Satu-satunya syarat: Akun redaksi aktif dengan peran editor.")
+    ]
     assert _own_text(text, units[0]) == "Akun redaksi aktif dengan peran editor."
 
 
@@ -175,12 +188,16 @@ def test_inline_code_stays_verbatim_in_its_sentence():
 def test_an_error_message_in_a_blockquote_is_one_unit_with_its_lead_in():
     units = units_of(ERROR_MESSAGE)
     assert [(u.kind, u.text) for u in units] == [
-        ("quote", "Saat token kedaluwarsa, CLI menampilkan pesan berikut: Error 401: sesi Anda telah berakhir. "
-                  "Jalankan lintas login untuk masuk kembali."),
+        (
+            "quote",
+            "Saat token kedaluwarsa, CLI menampilkan pesan berikut: Error 401: sesi Anda telah berakhir. "
+            "Jalankan lintas login untuk masuk kembali.",
+        ),
         ("sentence", "Pesan ini tidak menghapus konfigurasi lokal."),
     ]
-    assert _own_text(ERROR_MESSAGE, units[0]) == ("Error 401: sesi Anda telah berakhir. "
-                                                  "Jalankan `lintas login` untuk masuk kembali.")
+    assert _own_text(ERROR_MESSAGE, units[0]) == (
+        "Error 401: sesi Anda telah berakhir. Jalankan `lintas login` untuk masuk kembali."
+    )
 
 
 def test_a_message_quoted_over_two_lines_spans_both():
@@ -190,12 +207,19 @@ def test_a_message_quoted_over_two_lines_spans_both():
     assert _own_text(text, unit) == "Akses ditolak.\n> Hubungi admin redaksi."
 
 
-@pytest.mark.parametrize("text, message", [
-    ('Jika muncul pesan "Token kedaluwarsa. Silakan masuk lagi." klik tombol Masuk di pojok kanan atas.',
-     '"Token kedaluwarsa. Silakan masuk lagi."'),
-    ('The CLI prints the error “Permission denied. Check your token.” and exits with code 3.',
-     "“Permission denied. Check your token.”"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            'Jika muncul pesan "Token kedaluwarsa. Silakan masuk lagi." klik tombol Masuk di pojok kanan atas.',
+            '"Token kedaluwarsa. Silakan masuk lagi."',
+        ),
+        (
+            "The CLI prints the error “Permission denied. Check your token.” and exits with code 3.",
+            "“Permission denied. Check your token.”",
+        ),
+    ],
+)
 def test_a_message_quoted_inside_a_sentence_is_never_cut(text, message):
     units = units_of(text + " Sesi baru berlaku 24 jam.")
     assert [u.text for u in units] == [text, "Sesi baru berlaku 24 jam."]
@@ -205,7 +229,9 @@ def test_a_message_quoted_inside_a_sentence_is_never_cut(text, message):
 def test_what_someone_said_still_splits_into_sentences():
     text = '"Kami kirim file CAD setiap hari ke klien. Fitur ini menghemat bandwidth," kata Budi, arsitek di Bandung.'
     assert [u.text for u in units_of(text)] == [
-        '"Kami kirim file CAD setiap hari ke klien.', 'Fitur ini menghemat bandwidth," kata Budi, arsitek di Bandung.']
+        '"Kami kirim file CAD setiap hari ke klien.',
+        'Fitur ini menghemat bandwidth," kata Budi, arsitek di Bandung.',
+    ]
 
 
 def test_a_message_labelled_as_one_is_quoted_whole_without_a_lead_in():
@@ -217,8 +243,10 @@ def test_a_note_in_a_blockquote_reads_as_prose_did_before():
     # A labelled note is a key-value line, as in units-v1; an unlabelled one splits into sentences.
     labelled = "> **Status: Public preview (beta).** Smart Sync belum tercakup SLA."
     assert _kinds_and_texts(labelled) == [("field", "Status: Public preview (beta). Smart Sync belum tercakup SLA.")]
-    note = ("> Sejak 1 April 2026 Smart Sync dapat diaktifkan sendiri oleh pelanggan paket Bisnis. "
-            "Smart Sync belum tercakup SLA.")
+    note = (
+        "> Sejak 1 April 2026 Smart Sync dapat diaktifkan sendiri oleh pelanggan paket Bisnis. "
+        "Smart Sync belum tercakup SLA."
+    )
     assert _kinds_and_texts(note) == [
         ("sentence", "Sejak 1 April 2026 Smart Sync dapat diaktifkan sendiri oleh pelanggan paket Bisnis."),
         ("sentence", "Smart Sync belum tercakup SLA."),
@@ -246,8 +274,11 @@ def test_mdx_container_tags_are_no_text_and_their_content_is():
     assert [(u.kind, u.text) for u in units] == [
         ("sentence", "Lintas CLI membantu tim redaksi mengelola arsip dari terminal."),
         ("sentence", "Perintah lintas purge menghapus arsip secara permanen."),
-        ("code", 'Contoh komponen yang memanggil API pencarian:\nexport default function App() {\n'
-                 '  return <Search query="banjir" />;\n}'),
+        (
+            "code",
+            "Contoh komponen yang memanggil API pencarian:\nexport default function App() {\n"
+            '  return <Search query="banjir" />;\n}',
+        ),
         ("sentence", "Dokumentasi lengkap tersedia di portal pengembang."),
     ]
     # The span of an inline-tagged line covers only its inner text.
@@ -258,7 +289,9 @@ def test_mdx_container_tags_are_no_text_and_their_content_is():
 def test_a_tag_line_does_not_glue_the_text_around_it():
     text = "Arsip dibuka untuk umum setiap hari kerja\n<Note>\nArsip tertutup pada hari libur nasional.\n</Note>"
     assert [u.text for u in units_of(text)] == [
-        "Arsip dibuka untuk umum setiap hari kerja", "Arsip tertutup pada hari libur nasional."]
+        "Arsip dibuka untuk umum setiap hari kerja",
+        "Arsip tertutup pada hari libur nasional.",
+    ]
 
 
 def test_an_autolink_is_not_a_tag():
@@ -280,12 +313,15 @@ def test_a_pdf_title_line_is_not_a_unit_and_not_glued_to_the_prose():
 def test_a_capitalised_first_line_that_runs_on_is_prose():
     text = "Direktur Utama PT Kanal Media\nmenyampaikan laporan ini kepada pemegang saham pada 3 Maret 2026."
     assert [u.text for u in units_of(text)] == [
-        "Direktur Utama PT Kanal Media menyampaikan laporan ini kepada pemegang saham pada 3 Maret 2026."]
+        "Direktur Utama PT Kanal Media menyampaikan laporan ini kepada pemegang saham pada 3 Maret 2026."
+    ]
 
 
 def test_titles_between_blank_lines_are_not_units_but_fields_and_sentences_are():
-    text = ("RINGKASAN KINERJA\n\nWaktu Pemutaran: 30 Jam\n\nPerekam Suara Untuk Jurnalis Lapangan\n\n"
-            "Cara merekam wawancara panjang tanpa jeda\n\nBaterai cukup untuk dua hari liputan.")
+    text = (
+        "RINGKASAN KINERJA\n\nWaktu Pemutaran: 30 Jam\n\nPerekam Suara Untuk Jurnalis Lapangan\n\n"
+        "Cara merekam wawancara panjang tanpa jeda\n\nBaterai cukup untuk dua hari liputan."
+    )
     assert _kinds_and_texts(text) == [
         ("field", "Waktu Pemutaran: 30 Jam"),
         ("sentence", "Cara merekam wawancara panjang tanpa jeda"),  # sentence case: not written like a title
@@ -294,23 +330,35 @@ def test_titles_between_blank_lines_are_not_units_but_fields_and_sentences_are()
 
 
 def test_a_title_over_two_lines_is_no_unit_but_a_byline_is():
-    text = ("KEBIJAKAN CUTI KARYAWAN\nPT LINTASDATA NUSANTARA TEKNOLOGI\n\n"
-            "Oleh Dimas Pratama — TeknoWarta, 3 Maret 2026\n\nKebijakan ini berlaku bagi semua karyawan tetap.")
+    text = (
+        "KEBIJAKAN CUTI KARYAWAN\nPT LINTASDATA NUSANTARA TEKNOLOGI\n\n"
+        "Oleh Dimas Pratama — TeknoWarta, 3 Maret 2026\n\nKebijakan ini berlaku bagi semua karyawan tetap."
+    )
     assert [u.text for u in units_of(text)] == [
-        "Oleh Dimas Pratama — TeknoWarta, 3 Maret 2026", "Kebijakan ini berlaku bagi semua karyawan tetap."]
+        "Oleh Dimas Pratama — TeknoWarta, 3 Maret 2026",
+        "Kebijakan ini berlaku bagi semua karyawan tetap.",
+    ]
 
 
 def test_units_restating_the_breadcrumb_are_left_out():
-    text = ("Panduan Lintas CLI: Instalasi\n\nCara mengatur ulang kata sandi\n\n"
-            "Kata sandi baru berlaku setelah pengguna masuk kembali.")
+    text = (
+        "Panduan Lintas CLI: Instalasi\n\nCara mengatur ulang kata sandi\n\n"
+        "Kata sandi baru berlaku setelah pengguna masuk kembali."
+    )
     breadcrumb = "Panduan Lintas CLI > 2.1 Cara mengatur ulang kata sandi"
     assert [u.text for u in units_of(text)] == [
-        "Panduan Lintas CLI: Instalasi", "Cara mengatur ulang kata sandi",
-        "Kata sandi baru berlaku setelah pengguna masuk kembali."]
+        "Panduan Lintas CLI: Instalasi",
+        "Cara mengatur ulang kata sandi",
+        "Kata sandi baru berlaku setelah pengguna masuk kembali.",
+    ]
     assert [u.text for u in units_of(text, breadcrumb="Panduan Lintas CLI > Instalasi")] == [
-        "Cara mengatur ulang kata sandi", "Kata sandi baru berlaku setelah pengguna masuk kembali."]
+        "Cara mengatur ulang kata sandi",
+        "Kata sandi baru berlaku setelah pengguna masuk kembali.",
+    ]
     assert [u.text for u in units_of(text, breadcrumb=breadcrumb)] == [
-        "Panduan Lintas CLI: Instalasi", "Kata sandi baru berlaku setelah pengguna masuk kembali."]
+        "Panduan Lintas CLI: Instalasi",
+        "Kata sandi baru berlaku setelah pengguna masuk kembali.",
+    ]
 
 
 def test_setext_headings_are_not_units():
@@ -321,8 +369,9 @@ def test_setext_headings_are_not_units():
 # --- invariants -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", [CLI_GUIDE, ERROR_MESSAGE, MDX_PAGE, PDF_PAGE, NUMBERED_STEPS, BACKUP_SCRIPT,
-                                  LONG_CONFIG])
+@pytest.mark.parametrize(
+    "text", [CLI_GUIDE, ERROR_MESSAGE, MDX_PAGE, PDF_PAGE, NUMBERED_STEPS, BACKUP_SCRIPT, LONG_CONFIG]
+)
 def test_every_unit_renders_its_own_span_in_reading_order(text):
     units = units_of(text)
     assert units
@@ -335,5 +384,5 @@ def test_every_unit_renders_its_own_span_in_reading_order(text):
             # The same words, less markup, after the lead-in.
             words = re.findall(r"\w+", unit.text)
             own_words = re.findall(r"\w+", own)
-            assert words[len(words) - len(own_words):] == own_words
-    assert all(a.end <= b.start for a, b in zip(units, units[1:]))
+            assert words[len(words) - len(own_words) :] == own_words
+    assert all(a.end <= b.start for a, b in pairwise(units))

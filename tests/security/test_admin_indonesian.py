@@ -24,9 +24,11 @@ from review.answers.pipeline import question_ask
 pytestmark = pytest.mark.django_db
 
 # English the admin used to show, as whole words (case-sensitive).
-ENGLISH = re.compile(r"\b(Audit log|Axes|Created|Resource|Action|Changes|changes?:|create|update|system|None|"
-                     r"Field|From|To|Correlation|Can (add|change|delete|view)|Choose|Remove|Locked Out|"
-                     r"Attempt Remaining|Attempted Access|Not set|User Agent|Path|Clean up)\b")
+ENGLISH = re.compile(
+    r"\b(Audit log|Axes|Created|Resource|Action|Changes|changes?:|create|update|system|None|"
+    r"Field|From|To|Correlation|Can (add|change|delete|view)|Choose|Remove|Locked Out|"
+    r"Attempt Remaining|Attempted Access|Not set|User Agent|Path|Clean up)\b"
+)
 
 
 def visible(html: bytes) -> str:
@@ -45,8 +47,12 @@ def english_in(html: bytes) -> list[str]:
 @pytest.fixture
 def decided(make_revision, make_user):
     """An editor's review decision and a group's new permission, both logged."""
-    make_revision("# Sinar\n\nFitur Sinar tersedia untuk semua pelanggan sejak 2 Mei 2026.", key="A1",
-                  public=True, title="Dokumentasi Sinar")
+    make_revision(
+        "# Sinar\n\nFitur Sinar tersedia untuk semua pelanggan sejak 2 Mei 2026.",
+        key="A1",
+        public=True,
+        title="Dokumentasi Sinar",
+    )
     editor = make_user("editor", "redaksi", reviewer=True)
     answer = question_ask(text="Apakah fitur Sinar tersedia untuk semua pelanggan?", user=editor).answer
     claim = answer.claims.first()
@@ -60,8 +66,10 @@ def decided(make_revision, make_user):
 
 def test_the_admin_index_names_every_section_in_indonesian(admin_client, decided):
     page = admin_client.get("/admin/")
-    captions = [c.get_text(" ", strip=True) for c in BeautifulSoup(page.content.decode(), "html.parser")
-                .select("#content-main caption")]
+    captions = [
+        c.get_text(" ", strip=True)
+        for c in BeautifulSoup(page.content.decode(), "html.parser").select("#content-main caption")
+    ]
     assert "Log audit" in captions and "Percobaan masuk" in captions, captions
     assert english_in(page.content) == []
 
@@ -81,11 +89,16 @@ def test_the_audit_log_reads_in_indonesian(admin_client, decided):
     [decision] = LogEntry.objects.get_for_object(decided["claim"])
     detail = admin_client.get(f"/admin/auditlog/logentry/{decision.pk}/change/")
     assert detail.status_code == 200 and english_in(detail.content) == []
-    rows = [[td.get_text(" ", strip=True) for td in tr.select("td")]
-            for tr in BeautifulSoup(detail.content.decode(), "html.parser").select(".field-msg table tr")]
-    assert rows == [[], ["1", "Catatan tinjauan", "—", "tanggal?"],
-                    ["2", "Status tinjauan", "belum ditinjau", "perlu ditinjau"],
-                    ["3", "Peninjau", "—", "editor"]]
+    rows = [
+        [td.get_text(" ", strip=True) for td in tr.select("td")]
+        for tr in BeautifulSoup(detail.content.decode(), "html.parser").select(".field-msg table tr")
+    ]
+    assert rows == [
+        [],
+        ["1", "Catatan tinjauan", "—", "tanggal?"],
+        ["2", "Status tinjauan", "belum ditinjau", "perlu ditinjau"],
+        ["3", "Peninjau", "—", "editor"],
+    ]
     assert "Diubah: Fitur Sinar" in visible(detail.content)
 
     group_entries = LogEntry.objects.get_for_object(decided["group"])
@@ -98,16 +111,20 @@ def test_the_audit_log_reads_in_indonesian(admin_client, decided):
 
 def test_permissions_are_named_in_indonesian(admin_client, decided):
     assert not Permission.objects.filter(name__startswith="Can ").exists()
-    assert Permission.objects.get(codename="add_logentry", content_type__app_label="auditlog").name == \
-        "Dapat menambah entri pencatatan"
+    assert (
+        Permission.objects.get(codename="add_logentry", content_type__app_label="auditlog").name
+        == "Dapat menambah entri pencatatan"
+    )
     assert Permission.objects.get(codename="change_user").name == "Dapat mengubah pengguna"
     assert Permission.objects.get(codename="delete_accessattempt").name == "Dapat menghapus upaya akses"
     # A permission with a name of its own keeps it.
     assert Permission.objects.get(codename="review_claim").name.startswith("Dapat meninjau klaim")
 
     page = admin_client.get(f"/admin/auth/group/{decided['group'].pk}/change/")
-    options = [o.get_text(strip=True) for o in
-               BeautifulSoup(page.content.decode(), "html.parser").select("select[name=permissions] option")]
+    options = [
+        o.get_text(strip=True)
+        for o in BeautifulSoup(page.content.decode(), "html.parser").select("select[name=permissions] option")
+    ]
     assert "Arsip & pencarian | dokumen | Dapat melihat dokumen" in options
     assert "Percobaan masuk | upaya akses | Dapat melihat upaya akses" in options
     assert english_in(page.content) == []
@@ -128,15 +145,28 @@ def test_the_group_selector_explains_itself_in_indonesian(admin_client, decided)
 
 
 def test_the_login_records_read_in_indonesian(admin_client):
-    attempt = AccessAttempt.objects.create(username="tamu", ip_address="10.0.0.9", user_agent="uji",
-                                           http_accept="*", path_info="/masuk/", get_data="", post_data="",
-                                           failures_since_start=3)
-    AccessLog.objects.create(username="tamu", ip_address="10.0.0.9", user_agent="uji", http_accept="*",
-                             path_info="/masuk/")
-    AccessFailureLog.objects.create(username="tamu", ip_address="10.0.0.9", user_agent="uji", http_accept="*",
-                                    path_info="/masuk/", locked_out=True)
-    for url in ("/admin/axes/accessattempt/", f"/admin/axes/accessattempt/{attempt.pk}/change/",
-                "/admin/axes/accesslog/", "/admin/axes/accessfailurelog/"):
+    attempt = AccessAttempt.objects.create(
+        username="tamu",
+        ip_address="10.0.0.9",
+        user_agent="uji",
+        http_accept="*",
+        path_info="/masuk/",
+        get_data="",
+        post_data="",
+        failures_since_start=3,
+    )
+    AccessLog.objects.create(
+        username="tamu", ip_address="10.0.0.9", user_agent="uji", http_accept="*", path_info="/masuk/"
+    )
+    AccessFailureLog.objects.create(
+        username="tamu", ip_address="10.0.0.9", user_agent="uji", http_accept="*", path_info="/masuk/", locked_out=True
+    )
+    for url in (
+        "/admin/axes/accessattempt/",
+        f"/admin/axes/accessattempt/{attempt.pk}/change/",
+        "/admin/axes/accesslog/",
+        "/admin/axes/accessfailurelog/",
+    ):
         response = admin_client.get(url)
         assert response.status_code == 200 and english_in(response.content) == [], url
     listing = visible(admin_client.get("/admin/axes/accessattempt/").content)
@@ -157,7 +187,7 @@ def po_entries(path: Path) -> list[dict[str, str]]:
         if line.startswith('"'):
             current[key] += ast.literal_eval(line)
             continue
-        if not line or line.startswith("#") or line.startswith("msgid "):
+        if not line or line.startswith(("#", "msgid ")):
             if current.get("msgid"):
                 entries.append(current)
             if not line.startswith("#"):

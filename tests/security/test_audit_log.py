@@ -42,8 +42,12 @@ def entries_for(obj) -> list[LogEntry]:  # noqa: ANN001
 
 
 def test_a_review_decision_is_logged_with_its_editor(make_revision, make_user):
-    make_revision("# Sinar\n\nFitur Sinar tersedia untuk semua pelanggan sejak 2 Mei 2026.", key="A1",
-                  public=True, title="Dokumentasi Sinar")
+    make_revision(
+        "# Sinar\n\nFitur Sinar tersedia untuk semua pelanggan sejak 2 Mei 2026.",
+        key="A1",
+        public=True,
+        title="Dokumentasi Sinar",
+    )
     editor = make_user("editor", "redaksi", reviewer=True)
     answer = question_ask(text="Apakah fitur Sinar tersedia untuk semua pelanggan?", user=editor).answer
     claim = answer.claims.first()
@@ -60,8 +64,7 @@ def test_a_review_decision_is_logged_with_its_editor(make_revision, make_user):
     assert second.timestamp >= first.timestamp and second.remote_addr == "127.0.0.1"
 
 
-def test_permission_changes_in_admin_are_logged_with_the_admin(admin_client, admin_user, make_revision,
-                                                               make_user):
+def test_permission_changes_in_admin_are_logged_with_the_admin(admin_client, admin_user, make_revision, make_user):
     make_revision("# Memo\n\nIsi memo.", key="M1", title="Memo", groups=("hukum",))
     reader = make_user("pembaca")
     hukum = Group.objects.get(name="hukum")

@@ -36,8 +36,12 @@ def site_paths() -> list[str]:
 def test_every_post_without_a_csrf_token_is_refused(make_user):
     client = Client(enforce_csrf_checks=True)
     client.force_login(make_user("editor", is_staff=True, is_superuser=True))
-    paths = site_paths() + ["/admin/auth/group/add/", "/admin/retrieval/document/add/",
-                            "/admin/review/apitoken/add/", "/admin/logout/"]
+    paths = site_paths() + [
+        "/admin/auth/group/add/",
+        "/admin/retrieval/document/add/",
+        "/admin/review/apitoken/add/",
+        "/admin/logout/",
+    ]
     assert len(paths) > 20 and "/klaim/1/nilai/" in paths and "/api/ask" in paths
     for path in paths:
         response = client.post(path, {"status": "supported", "question": "x", "name": "g"})
@@ -58,31 +62,46 @@ def test_a_post_with_the_token_goes_through(make_user):
 
 def deploy_env(**extra: str) -> dict[str, str]:
     # The browser tests allow async-unsafe ORM calls in this process; a deployment never would.
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("NALARKU_SECURE", "NALARKU_HSTS", "DJANGO_ALLOW_ASYNC_UNSAFE"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("NALARKU_SECURE", "NALARKU_HSTS", "DJANGO_ALLOW_ASYNC_UNSAFE"))
+    }
     return {**env, "NALARKU_DEBUG": "0", "NALARKU_ALLOWED_HOSTS": "nalarku.contoh.id", **extra}
 
 
 def test_production_settings_pass_check_deploy():
     result = subprocess.run(
-        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"], cwd=ROOT,
-        env=deploy_env(NALARKU_SECRET_KEY=secrets.token_urlsafe(50)), capture_output=True, text=True, timeout=120)
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=deploy_env(NALARKU_SECRET_KEY=secrets.token_urlsafe(50)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
 
 
 def test_development_settings_fail_check_deploy_so_the_check_means_something():
     env = {**os.environ, "NALARKU_DEBUG": "1"}
-    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode != 0 and "security.W018" in result.stdout + result.stderr  # DEBUG on
 
 
 def test_production_without_a_secret_key_stops_with_a_clear_message():
     env = deploy_env()
     env.pop("NALARKU_SECRET_KEY", None)
-    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode != 0 and "NALARKU_SECRET_KEY must be set" in result.stderr
 
 
@@ -119,8 +138,9 @@ def test_production_error_pages_are_the_apps_own_in_indonesian(make_user, monkey
     monkeypatch.setattr(views, "contract_for", crash)
     from review.models import Answer, Question
 
-    answer = Answer.objects.create(question=Question.objects.create(text="x", asked_by=None), status="answered",
-                                   generator="extractive")
+    answer = Answer.objects.create(
+        question=Question.objects.create(text="x", asked_by=None), status="answered", generator="extractive"
+    )
     from django.contrib.auth.models import User
 
     Question.objects.filter(pk=answer.question_id).update(asked_by=User.objects.get(username="editor"))

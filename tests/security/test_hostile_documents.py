@@ -39,18 +39,37 @@ Fitur Sinar <script>alert(22)</script> masih private preview.
 |---|---|
 | <img src=x onerror=alert(27)> | Sinar `<script>alert(28)</script>` |
 """
-HOSTILE_QUESTION = '<script>alert(31)</script><img src=x onerror=alert(32)> Apakah fitur Sinar tersedia?'
+HOSTILE_QUESTION = "<script>alert(31)</script><img src=x onerror=alert(32)> Apakah fitur Sinar tersedia?"
 
 
 @pytest.fixture
 def hostile(make_revision, make_user, client):
-    make_revision(HOSTILE_HTML, key="X1", fmt="html", public=True, title='<img src=x onerror="alert(41)">Judul',
-                  url="javascript:alert(42)", source_type="documentation")
-    make_revision(HOSTILE_HTML + "<p>Revisi kedua tentang fitur Sinar, tetap private preview.</p>", key="X1",
-                  fmt="html", public=True, title='<img src=x onerror="alert(41)">Judul', url="javascript:alert(42)",
-                  source_type="documentation")
-    make_revision(HOSTILE_MARKDOWN, key="X2", public=True, title="<svg onload=alert(43)>",
-                  url="data:text/html,<script>alert(44)</script>", source_type="announcement")
+    make_revision(
+        HOSTILE_HTML,
+        key="X1",
+        fmt="html",
+        public=True,
+        title='<img src=x onerror="alert(41)">Judul',
+        url="javascript:alert(42)",
+        source_type="documentation",
+    )
+    make_revision(
+        HOSTILE_HTML + "<p>Revisi kedua tentang fitur Sinar, tetap private preview.</p>",
+        key="X1",
+        fmt="html",
+        public=True,
+        title='<img src=x onerror="alert(41)">Judul',
+        url="javascript:alert(42)",
+        source_type="documentation",
+    )
+    make_revision(
+        HOSTILE_MARKDOWN,
+        key="X2",
+        public=True,
+        title="<svg onload=alert(43)>",
+        url="data:text/html,<script>alert(44)</script>",
+        source_type="announcement",
+    )
     editor = make_user("editor", "redaksi", reviewer=True)
     answer = question_ask(text=HOSTILE_QUESTION, user=editor, category='<b onmouseover="alert(45)">kat</b>').answer
     Answer.objects.filter(pk=answer.pk).update(status="needs_review")
@@ -60,10 +79,21 @@ def hostile(make_revision, make_user, client):
 
 def pages(answer: Answer) -> list[str]:
     return [
-        "/", reverse("answer", args=[answer.pk]), reverse("queue"), reverse("history"), reverse("dashboard"),
-        reverse("report"), reverse("archive"), "/cari/?q=fitur+Sinar+private+preview",
-        "/cari/?q=Sinar&mode=lexical", "/dokumen/X1/", "/dokumen/X1/r1/", "/dokumen/X1/r2/",
-        "/dokumen/X1/beda/?dari=1&ke=2", "/dokumen/X2/", "/dokumen/X2/r1/",
+        "/",
+        reverse("answer", args=[answer.pk]),
+        reverse("queue"),
+        reverse("history"),
+        reverse("dashboard"),
+        reverse("report"),
+        reverse("archive"),
+        "/cari/?q=fitur+Sinar+private+preview",
+        "/cari/?q=Sinar&mode=lexical",
+        "/dokumen/X1/",
+        "/dokumen/X1/r1/",
+        "/dokumen/X1/r2/",
+        "/dokumen/X1/beda/?dari=1&ke=2",
+        "/dokumen/X2/",
+        "/dokumen/X2/r1/",
         reverse("question", args=[answer.question_id]),
     ]
 
@@ -91,9 +121,11 @@ def test_htmx_partials_and_exports_are_inert(hostile, client):
         assert active_content(html) == [], url
     claim = answer.claims.first()
     if claim is not None:
-        html = client.post(reverse("claim-decide", args=[claim.pk]), {"status": "needs_review",
-                                                                      "note": "<script>alert(51)</script>"},
-                           **hx).content.decode()
+        html = client.post(
+            reverse("claim-decide", args=[claim.pk]),
+            {"status": "needs_review", "note": "<script>alert(51)</script>"},
+            **hx,
+        ).content.decode()
         assert active_content(html) == [] and "&lt;script&gt;alert(51)" in html
     markdown = client.get(reverse("answer-export", args=[answer.pk]), {"format": "md"})
     assert markdown["Content-Disposition"].startswith("attachment")
@@ -109,9 +141,14 @@ def test_admin_pages_render_hostile_content_inert(hostile, admin_client):
 
     document = Document.objects.get(key="X1")
     revision = Revision.objects.filter(document=document).first()
-    for url in ("/admin/retrieval/document/", f"/admin/retrieval/document/{document.pk}/change/",
-                f"/admin/retrieval/revision/{revision.pk}/change/", "/admin/retrieval/chunk/?q=Sinar",
-                "/admin/review/question/", f"/admin/review/answer/{hostile.pk}/change/"):
+    for url in (
+        "/admin/retrieval/document/",
+        f"/admin/retrieval/document/{document.pk}/change/",
+        f"/admin/retrieval/revision/{revision.pk}/change/",
+        "/admin/retrieval/chunk/?q=Sinar",
+        "/admin/review/question/",
+        f"/admin/review/answer/{hostile.pk}/change/",
+    ):
         response = admin_client.get(url)
         assert response.status_code == 200, url
         assert active_content(response.content.decode()) == [], url

@@ -32,15 +32,31 @@ SEARCH = "peluncuran fitur Sinar untuk pelanggan hukum ditunda sampai Juli"  # n
 
 @pytest.fixture
 def world(make_revision, make_user):
-    make_revision("# Panduan Sinar\n\nFitur Sinar tersedia dalam private preview sejak Maret 2026 untuk "
-                  "pelanggan terpilih.", key="P1", title="Panduan Sinar", public=True,
-                  source_type="documentation", relations=[("cites", KEY)])
-    make_revision("# Memo\n\nMemo Kalimaya: fitur Sinar diluncurkan untuk pelanggan hukum pada 3 Juni 2026.",
-                  key=KEY, title="Memo Kalimaya", groups=("hukum",), source_type="policy",
-                  url="https://intra.example/kalimaya")
-    make_revision("# Memo\n\nMemo Kalimaya: peluncuran fitur Sinar untuk pelanggan hukum ditunda sampai "
-                  "Juli 2026 (kode KLM-4471).", key=KEY, title="Memo Kalimaya", groups=("hukum",),
-                  source_type="policy", url="https://intra.example/kalimaya")
+    make_revision(
+        "# Panduan Sinar\n\nFitur Sinar tersedia dalam private preview sejak Maret 2026 untuk pelanggan terpilih.",
+        key="P1",
+        title="Panduan Sinar",
+        public=True,
+        source_type="documentation",
+        relations=[("cites", KEY)],
+    )
+    make_revision(
+        "# Memo\n\nMemo Kalimaya: fitur Sinar diluncurkan untuk pelanggan hukum pada 3 Juni 2026.",
+        key=KEY,
+        title="Memo Kalimaya",
+        groups=("hukum",),
+        source_type="policy",
+        url="https://intra.example/kalimaya",
+    )
+    make_revision(
+        "# Memo\n\nMemo Kalimaya: peluncuran fitur Sinar untuk pelanggan hukum ditunda sampai "
+        "Juli 2026 (kode KLM-4471).",
+        key=KEY,
+        title="Memo Kalimaya",
+        groups=("hukum",),
+        source_type="policy",
+        url="https://intra.example/kalimaya",
+    )
     insider = make_user("legal", "hukum", "peninjau")
     Group.objects.get(name="peninjau").permissions.add(Permission.objects.get(codename="review_claim"))
     # A reviewer outside the memo's group: the matrix tests what groups hide;
@@ -49,13 +65,22 @@ def world(make_revision, make_user):
     # Sees everything the insider sees, but has no right to review.
     onlooker = make_user("pengamat", "hukum")
     staff = make_user("staf", "redaksi", is_staff=True)
-    staff.user_permissions.set(Permission.objects.filter(
-        Q(codename__startswith="view_") | Q(codename="add_revision"),
-        content_type__app_label__in=["retrieval", "review"]))
+    staff.user_permissions.set(
+        Permission.objects.filter(
+            Q(codename__startswith="view_") | Q(codename="add_revision"),
+            content_type__app_label__in=["retrieval", "review"],
+        )
+    )
     answer = question_ask(text=QUESTION, user=insider).answer
     assert any(e.startswith(f"{KEY}:") for e in answer.contract["evidence"]), "the memo must be evidence"
-    return {"insider": insider, "outsider": outsider, "onlooker": onlooker, "staff": staff, "answer": answer,
-            "claims": list(answer.claims.values_list("pk", flat=True))}
+    return {
+        "insider": insider,
+        "outsider": outsider,
+        "onlooker": onlooker,
+        "staff": staff,
+        "answer": answer,
+        "claims": list(answer.claims.values_list("pk", flat=True)),
+    }
 
 
 @dataclass(frozen=True)
@@ -70,6 +95,7 @@ def _get(path: str, **params: object) -> Callable[[Client, dict, dict], tuple[in
     def fetch(client: Client, world: dict, auth: dict) -> tuple[int, str]:
         response = client.get(path.format(**world), params, **auth)
         return response.status_code, response.content.decode()
+
     return fetch
 
 
@@ -77,12 +103,14 @@ def _answer_url(name: str, **params: object) -> Callable[[Client, dict, dict], t
     def fetch(client: Client, world: dict, auth: dict) -> tuple[int, str]:
         response = client.get(reverse(name, args=[world["answer"].pk]), params)
         return response.status_code, response.content.decode()
+
     return fetch
 
 
 def _ask(client: Client, world: dict, auth: dict) -> tuple[int, str]:
-    response = client.post(reverse("api-ask"), json.dumps({"question": QUESTION}),
-                           content_type="application/json", **auth)
+    response = client.post(
+        reverse("api-ask"), json.dumps({"question": QUESTION}), content_type="application/json", **auth
+    )
     return response.status_code, response.content.decode()
 
 
@@ -90,11 +118,13 @@ def _claim_posts(name: str) -> Callable[[Client, dict, dict], tuple[int, str]]:
     def fetch(client: Client, world: dict, auth: dict) -> tuple[int, str]:
         statuses, bodies = set(), []
         for pk in world["claims"]:
-            response = client.post(reverse(name, args=[pk]), {"status": "supported", "note": "cek"}, **{
-                "HTTP_HX_REQUEST": "true"})
+            response = client.post(
+                reverse(name, args=[pk]), {"status": "supported", "note": "cek"}, HTTP_HX_REQUEST="true"
+            )
             statuses.add(response.status_code)
             bodies.append(response.content.decode())
         return max(statuses), "\n".join(bodies)
+
     return fetch
 
 
@@ -107,8 +137,9 @@ SURFACES = [
     Surface("api search hybrid + graph", _get("/api/search", q=SEARCH, k=20, include_superseded=1, expand=1)),
     Surface("api search lexical", _get("/api/search", q=SEARCH, mode="lexical", include_superseded=1)),
     Surface("api search vector", _get("/api/search", q=SEARCH, mode="vector", include_superseded=1)),
-    Surface("api search graph from a public hit", _get("/api/search", q="Panduan Sinar private preview", k=1,
-                                                        expand=1)),
+    Surface(
+        "api search graph from a public hit", _get("/api/search", q="Panduan Sinar private preview", k=1, expand=1)
+    ),
     Surface("api ask", _ask),
     Surface("search page", _get("/cari/", q=SEARCH, lama=1)),
     Surface("search page lexical partial", _get("/cari/", q=SEARCH, mode="lexical", lama=1)),
@@ -126,8 +157,10 @@ SURFACES = [
     Surface("report", _get("/laporan/"), insider_sees=False),
     Surface("home", _get("/"), insider_sees=False),
 ]
-CLAIM_SURFACES = [Surface(f"claim {name}", _claim_posts(name), hidden_status=404)
-                  for name in ("claim-decide", "claim-opened", "claim-case")]
+CLAIM_SURFACES = [
+    Surface(f"claim {name}", _claim_posts(name), hidden_status=404)
+    for name in ("claim-decide", "claim-opened", "claim-case")
+]
 
 
 def reader(user, *, bearer: bool = False) -> tuple[Client, dict]:  # noqa: ANN001
@@ -203,10 +236,13 @@ def test_a_hidden_object_is_indistinguishable_from_a_missing_one(world):
     """Error pages are no oracle: the 404 for a hidden document, revision,
     diff or evidence id is byte for byte the 404 for one that never existed."""
     outsider, _ = reader(world["outsider"])
-    pairs = [(f"/dokumen/{KEY}/", "/dokumen/TIDAKADA/"), (f"/dokumen/{KEY}/r2/", "/dokumen/TIDAKADA/r2/"),
-             (f"/dokumen/{KEY}/beda/", "/dokumen/TIDAKADA/beda/"),
-             (f"/bukti/{KEY}:r2:p1/", "/bukti/TIDAKADA:r2:p1/"),
-             (reverse("answer", args=[world["answer"].pk]), reverse("answer", args=[999_999]))]
+    pairs = [
+        (f"/dokumen/{KEY}/", "/dokumen/TIDAKADA/"),
+        (f"/dokumen/{KEY}/r2/", "/dokumen/TIDAKADA/r2/"),
+        (f"/dokumen/{KEY}/beda/", "/dokumen/TIDAKADA/beda/"),
+        (f"/bukti/{KEY}:r2:p1/", "/bukti/TIDAKADA:r2:p1/"),
+        (reverse("answer", args=[world["answer"].pk]), reverse("answer", args=[999_999])),
+    ]
     for hidden, missing in pairs:
         a, b = outsider.get(hidden), outsider.get(missing)
         assert (a.status_code, unmasked(a)) == (b.status_code, unmasked(b)), hidden
@@ -232,13 +268,25 @@ def test_api_answers_and_timings_fields_do_not_depend_on_hidden_documents(world,
 
 
 def test_admin_is_staff_only_and_scoped_to_the_staff_members_groups(world, admin_client):
-    pages = ["/admin/retrieval/document/", "/admin/retrieval/revision/", "/admin/retrieval/chunk/",
-             "/admin/retrieval/relation/", "/admin/review/question/", "/admin/review/answer/",
-             "/admin/review/claim/", "/admin/review/evidencelookup/", "/admin/retrieval/revision/add/",
-             "/admin/retrieval/chunk/?q=ditunda"]
+    pages = [
+        "/admin/retrieval/document/",
+        "/admin/retrieval/revision/",
+        "/admin/retrieval/chunk/",
+        "/admin/retrieval/relation/",
+        "/admin/review/question/",
+        "/admin/review/answer/",
+        "/admin/review/claim/",
+        "/admin/review/evidencelookup/",
+        "/admin/retrieval/revision/add/",
+        "/admin/retrieval/chunk/?q=ditunda",
+    ]
     superuser_sees = [p for p in pages if leaks(admin_client.get(p).content.decode())]
-    assert {"/admin/retrieval/document/", "/admin/retrieval/revision/add/", "/admin/retrieval/chunk/?q=ditunda",
-            "/admin/retrieval/relation/"} <= set(superuser_sees), superuser_sees
+    assert {
+        "/admin/retrieval/document/",
+        "/admin/retrieval/revision/add/",
+        "/admin/retrieval/chunk/?q=ditunda",
+        "/admin/retrieval/relation/",
+    } <= set(superuser_sees), superuser_sees
 
     outsider, _ = reader(world["outsider"])
     for page in pages:
@@ -247,15 +295,19 @@ def test_admin_is_staff_only_and_scoped_to_the_staff_members_groups(world, admin
     staff, _ = reader(world["staff"])
     for page in pages:
         response = staff.get(page)
-        assert response.status_code == 200 and not leaks(response.content.decode()), (page, leaks(
-            response.content.decode()))
+        assert response.status_code == 200 and not leaks(response.content.decode()), (
+            page,
+            leaks(response.content.decode()),
+        )
     from retrieval.models import Document, Revision
 
     hidden_doc = Document.objects.get(key=KEY)
     hidden_revision = Revision.objects.filter(document=hidden_doc).first()
-    for page in (f"/admin/retrieval/document/{hidden_doc.pk}/change/",
-                 f"/admin/retrieval/revision/{hidden_revision.pk}/change/",
-                 f"/admin/review/answer/{world['answer'].pk}/change/"):
+    for page in (
+        f"/admin/retrieval/document/{hidden_doc.pk}/change/",
+        f"/admin/retrieval/revision/{hidden_revision.pk}/change/",
+        f"/admin/review/answer/{world['answer'].pk}/change/",
+    ):
         response = staff.get(page, follow=True)
         assert not leaks(response.content.decode()), page
         assert response.redirect_chain and response.redirect_chain[-1][0] == "/admin/", page
@@ -264,9 +316,12 @@ def test_admin_is_staff_only_and_scoped_to_the_staff_members_groups(world, admin
 def _review_api(client: Client, world: dict, auth: dict) -> tuple[int, str]:
     statuses, bodies = set(), []
     for pk in world["claims"]:
-        response = client.post(reverse("api-claim-review", args=[pk]), json.dumps({"status": "supported",
-                                                                                  "note": "cek"}),
-                               content_type="application/json", **auth)
+        response = client.post(
+            reverse("api-claim-review", args=[pk]),
+            json.dumps({"status": "supported", "note": "cek"}),
+            content_type="application/json",
+            **auth,
+        )
         statuses.add(response.status_code)
         bodies.append(response.content.decode())
     return max(statuses), "\n".join(bodies)
@@ -276,10 +331,12 @@ def _state(world: dict) -> tuple:
     """Everything a review can change."""
     from review.models import Claim, EvalCase, EvidenceLookup
 
-    return (list(Claim.objects.filter(pk__in=world["claims"]).values_list("review_status", "review_note",
-                                                                          "reviewer_id")),
-            EvidenceLookup.objects.count(), EvalCase.objects.count(),
-            Answer.objects.get(pk=world["answer"].pk).status)
+    return (
+        list(Claim.objects.filter(pk__in=world["claims"]).values_list("review_status", "review_note", "reviewer_id")),
+        EvidenceLookup.objects.count(),
+        EvalCase.objects.count(),
+        Answer.objects.get(pk=world["answer"].pk).status,
+    )
 
 
 @pytest.mark.parametrize("bearer", [False, True], ids=["session", "bearer"])
@@ -319,10 +376,12 @@ def test_a_reader_without_the_right_sees_no_ones_notes_and_no_review_counts(worl
     views = {}
     for who in ("insider", "onlooker"):
         client, _ = reader(world[who])
-        views[who] = {"page": client.get(answer).content.decode(),
-                      "json": json.loads(client.get(export, {"format": "json"}).content),
-                      "md": client.get(export, {"format": "md"}).content.decode(),
-                      "report": client.get("/laporan/").content.decode()}
+        views[who] = {
+            "page": client.get(answer).content.decode(),
+            "json": json.loads(client.get(export, {"format": "json"}).content),
+            "md": client.get(export, {"format": "md"}).content.decode(),
+            "report": client.get("/laporan/").content.decode(),
+        }
     mine, theirs = views["insider"], views["onlooker"]
     assert "catatan-rahasia-editor" in mine["page"] and "Didukung</button>" in mine["page"]
     assert mine["json"]["claims"][0]["review"]["note"] == "catatan-rahasia-editor"

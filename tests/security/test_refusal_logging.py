@@ -46,8 +46,9 @@ def test_a_server_error_keeps_its_traceback(request_log):
     except RuntimeError:
         import sys
 
-        record = logging.LogRecord("django.request", logging.ERROR, __file__, 1, "Internal Server Error: /", None,
-                                   sys.exc_info())
+        record = logging.LogRecord(
+            "django.request", logging.ERROR, __file__, 1, "Internal Server Error: /", None, sys.exc_info()
+        )
     record.status_code = 500
     assert ExpectedRefusalsWithoutTraceback().filter(record) and record.exc_info is not None
     record.status_code = 403

@@ -85,6 +85,7 @@ def warning(response) -> str | None:  # noqa: ANN001
 
 # --- Logins -------------------------------------------------------------------------
 
+
 def test_settings_lock_the_pair_with_wider_limits_far_above(settings):
     assert settings.AXES_FAILURE_LIMIT == 5 and settings.AXES_COOLOFF_TIME == timedelta(minutes=15)
     assert settings.AXES_LOCKOUT_PARAMETERS == [["username", "ip_address"]]
@@ -151,8 +152,10 @@ def test_spraying_many_accounts_from_one_address_locks_the_address(make_user, se
         if address_limit - failure > 2:
             assert shown is None
         else:
-            assert shown == (f"{address_limit - failure} percobaan lagi sebelum masuk dari alamat jaringan ini "
-                             "dikunci sementara untuk semua akun.")
+            assert shown == (
+                f"{address_limit - failure} percobaan lagi sebelum masuk dari alamat jaringan ini "
+                "dikunci sementara untuk semua akun."
+            )
     for name in ("tebakan-terakhir", "editor"):  # now nobody, whoever it is, from this address
         response, client = log_in(A, name, PASSWORD)
         assert_lockout_page(response, "masuk dari alamat ini dikunci sementara untuk semua akun")
@@ -160,8 +163,7 @@ def test_spraying_many_accounts_from_one_address_locks_the_address(make_user, se
     assert logged_in(*log_in(B, "editor", PASSWORD))
 
 
-def test_guessing_one_account_from_many_addresses_locks_it_except_where_it_logs_in(make_user, settings,
-                                                                                  login_limit):
+def test_guessing_one_account_from_many_addresses_locks_it_except_where_it_logs_in(make_user, settings, login_limit):
     """The account-wide limit would let anyone who knows a username lock it
     out; it spares the addresses the account has logged in from."""
     make_user("editor")
@@ -238,8 +240,11 @@ def test_an_admin_sees_and_unlocks_an_account(admin_client, make_user, login_lim
     assert admin_client.get(reverse("admin:axes_accessattempt_change", args=[rows[0].pk])).status_code == 200
     assert admin_client.get(reverse("admin:axes_accesslog_changelist")).status_code == 200
 
-    done = admin_client.post(reverse("admin:axes_accessattempt_changelist"),
-                             {"action": "unlock_accounts", "_selected_action": [rows[0].pk]}, follow=True)
+    done = admin_client.post(
+        reverse("admin:axes_accessattempt_changelist"),
+        {"action": "unlock_accounts", "_selected_action": [rows[0].pk]},
+        follow=True,
+    )
     assert done.status_code == 200 and "Kunci akun editor dibuka: 3 catatan" in done.content.decode()
     assert list(AccessAttempt.objects.values_list("username", flat=True)) == ["produk"]  # only editor's, all
     assert logged_in(*log_in(A, "editor", PASSWORD))
@@ -253,8 +258,11 @@ def test_an_admin_unlocks_an_address(admin_client, make_user, settings):
     log_in(B, "tebakan0", "salah")
     assert_lockout_page(log_in(A, "editor", PASSWORD)[0], "untuk semua akun")
     one = AccessAttempt.objects.filter(ip_address=A).first()
-    done = admin_client.post(reverse("admin:axes_accessattempt_changelist"),
-                             {"action": "unlock_addresses", "_selected_action": [one.pk]}, follow=True)
+    done = admin_client.post(
+        reverse("admin:axes_accessattempt_changelist"),
+        {"action": "unlock_addresses", "_selected_action": [one.pk]},
+        follow=True,
+    )
     assert done.status_code == 200 and f"Kunci alamat {A} dibuka: 11 catatan" in done.content.decode()
     assert list(AccessAttempt.objects.values_list("ip_address", flat=True)) == [B]
     assert logged_in(*log_in(A, "editor", PASSWORD))
@@ -265,17 +273,21 @@ def test_the_generic_delete_still_unlocks_the_row(admin_client, make_user, login
     for _ in range(login_limit):
         log_in(A, "editor", "salah")
     attempt = AccessAttempt.objects.get(username="editor")
-    deleted = admin_client.post(reverse("admin:axes_accessattempt_changelist"),
-                                {"action": "delete_selected", "_selected_action": [attempt.pk], "post": "yes"})
+    deleted = admin_client.post(
+        reverse("admin:axes_accessattempt_changelist"),
+        {"action": "delete_selected", "_selected_action": [attempt.pk], "post": "yes"},
+    )
     assert deleted.status_code == 302 and not AccessAttempt.objects.exists()
     assert logged_in(*log_in(A, "editor", PASSWORD))
 
 
 # --- Bearer tokens ------------------------------------------------------------------
 
+
 def api_search(address: str, token: str):
-    return Client(REMOTE_ADDR=address).get(reverse("api-search"), {"q": "baterai", "mode": "lexical"},
-                                           HTTP_AUTHORIZATION=f"Bearer {token}")
+    return Client(REMOTE_ADDR=address).get(
+        reverse("api-search"), {"q": "baterai", "mode": "lexical"}, HTTP_AUTHORIZATION=f"Bearer {token}"
+    )
 
 
 @pytest.fixture
@@ -288,8 +300,7 @@ def bearer_limit(settings) -> int:
     return settings.NALARKU_BEARER_THROTTLE["limit"]
 
 
-def test_wrong_tokens_lock_the_address_not_the_tokens_owner(token, bearer_limit, settings,
-                                                           django_assert_num_queries):
+def test_wrong_tokens_lock_the_address_not_the_tokens_owner(token, bearer_limit, settings, django_assert_num_queries):
     for i in range(bearer_limit):
         assert api_search(A, f"nlk_tebakan-{i}").status_code == 401
     locked = api_search(A, "nlk_tebakan-lagi")
@@ -342,12 +353,16 @@ def test_with_redis_down_tokens_are_still_checked(token, settings):
 
 # --- The client's address -----------------------------------------------------------
 
-@pytest.mark.parametrize("proxies, expected", [
-    (0, "10.0.0.2"),  # the header is ignored: no proxy vouches for it
-    (1, "198.51.100.7"),  # what our proxy saw; left of it is the client's own claim
-    (2, "203.0.113.9"),
-    (5, "203.0.113.9"),  # fewer entries than proxies: the leftmost
-])
+
+@pytest.mark.parametrize(
+    "proxies, expected",
+    [
+        (0, "10.0.0.2"),  # the header is ignored: no proxy vouches for it
+        (1, "198.51.100.7"),  # what our proxy saw; left of it is the client's own claim
+        (2, "203.0.113.9"),
+        (5, "203.0.113.9"),  # fewer entries than proxies: the leftmost
+    ],
+)
 def test_client_address_trusts_only_the_configured_proxies(settings, proxies, expected):
     settings.NALARKU_TRUSTED_PROXIES = proxies
     request = RequestFactory(REMOTE_ADDR="10.0.0.2").get("/", HTTP_X_FORWARDED_FOR="203.0.113.9, 198.51.100.7")

@@ -10,16 +10,17 @@ from nalarku_site.backup import BackupError, backup_database, human_seconds, hum
 
 
 class Command(BaseCommand):
-    help = ("Cadangkan seluruh basis data (dokumen, revisi, potongan, embedding dan indeksnya, jawaban, "
-            "tinjauan, log audit, pengguna) ke satu berkas arsip pg_dump (format custom). Pulihkan dengan "
-            "`manage.py restore BERKAS`.")
+    help = (
+        "Cadangkan seluruh basis data (dokumen, revisi, potongan, embedding dan indeksnya, jawaban, "
+        "tinjauan, log audit, pengguna) ke satu berkas arsip pg_dump (format custom). Pulihkan dengan "
+        "`manage.py restore BERKAS`."
+    )
     # Like migrate: a backup (or its restore) must not wait on the rest of the
     # code passing its checks.
     requires_system_checks = ()
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("file", metavar="BERKAS", type=Path,
-                            help="berkas cadangan yang ditulis, mis. nalarku.dump")
+        parser.add_argument("file", metavar="BERKAS", type=Path, help="berkas cadangan yang ditulis, mis. nalarku.dump")
         parser.add_argument("--force", action="store_true", help="timpa BERKAS bila sudah ada")
 
     def handle(self, *args: object, **options: object) -> None:

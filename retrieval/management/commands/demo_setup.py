@@ -19,8 +19,10 @@ DEMO_DIR = Path(settings.BASE_DIR) / "demo"
 
 
 class Command(BaseCommand):
-    help = ("Buat grup dan pengguna demo (demo/users.json) dan masukkan arsip demo "
-            "(demo/archive.jsonl) lalu indeks di proses ini. Aman dijalankan berulang.")
+    help = (
+        "Buat grup dan pengguna demo (demo/users.json) dan masukkan arsip demo "
+        "(demo/archive.jsonl) lalu indeks di proses ini. Aman dijalankan berulang."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--print-logins", action="store_true", help="hanya cetak login demo")
@@ -54,7 +56,10 @@ class Command(BaseCommand):
             call_command("ingest", manifest=DEMO_DIR / "archive.jsonl", sync=True, stdout=self.stdout)
             # An archive indexed by an older chunker is re-chunked in place
             # (each revision keeps serving until its new chunks are in).
-            stale = Revision.objects.filter(status__in=[RevisionStatus.ACTIVE, RevisionStatus.SUPERSEDED]).exclude(
-                chunker_version=CHUNKER_VERSION).values_list("pk", flat=True)
+            stale = (
+                Revision.objects.filter(status__in=[RevisionStatus.ACTIVE, RevisionStatus.SUPERSEDED])
+                .exclude(chunker_version=CHUNKER_VERSION)
+                .values_list("pk", flat=True)
+            )
             for revision_id in tqdm(list(stale), desc="mengindeks ulang", unit="revisi", disable=not stale):
                 revision_index(revision_id=revision_id, force=True)

@@ -19,20 +19,26 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("collection", metavar="NAME", help="nama koleksi, mis. beir-scifact")
-        parser.add_argument("--yes-really", action="store_true",
-                            help="izinkan menghapus koleksi 'editorial' (seluruh arsip redaksi)")
+        parser.add_argument(
+            "--yes-really", action="store_true", help="izinkan menghapus koleksi 'editorial' (seluruh arsip redaksi)"
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         collection = str(options["collection"])
         if collection == EDITORIAL and not options["yes_really"]:
-            raise CommandError("'editorial' adalah arsip redaksi; tambahkan --yes-really bila memang "
-                               "ingin menghapus semuanya")
+            raise CommandError(
+                "'editorial' adalah arsip redaksi; tambahkan --yes-really bila memang ingin menghapus semuanya"
+            )
         if not Document.objects.filter(collection=collection).exists():
             known = sorted(set(Document.objects.values_list("collection", flat=True)))
-            self.stdout.write(f"Koleksi {collection!r} kosong atau tidak ada; tidak ada yang dihapus. "
-                              f"Koleksi yang ada: {', '.join(known) or '(tidak ada)'}")
+            self.stdout.write(
+                f"Koleksi {collection!r} kosong atau tidak ada; tidak ada yang dihapus. "
+                f"Koleksi yang ada: {', '.join(known) or '(tidak ada)'}"
+            )
             return
         result = drop_collection(collection=collection)
-        self.stdout.write(f"Koleksi {collection!r} dihapus: {result.documents} dokumen, {result.revisions} "
-                          f"revisi, {result.chunks} potongan; statistik leksikal dibangun ulang"
-                          + (" dan bobot posting dihitung ulang." if result.weights_refreshed else "."))
+        self.stdout.write(
+            f"Koleksi {collection!r} dihapus: {result.documents} dokumen, {result.revisions} "
+            f"revisi, {result.chunks} potongan; statistik leksikal dibangun ulang"
+            + (" dan bobot posting dihitung ulang." if result.weights_refreshed else ".")
+        )

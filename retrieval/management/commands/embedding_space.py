@@ -13,9 +13,11 @@ from retrieval.models import Chunk, EmbeddingSpace
 
 
 class Command(BaseCommand):
-    help = ("Tanpa opsi: daftar ruang embedding. Dengan --fill: isi ruang untuk penyedia yang "
-            "dikonfigurasi (NALARKU_EMBEDDING_*) atau --provider/--model/--url, di latar, tanpa "
-            "mengganggu pencarian; --activate lalu memindahkan pencarian ke ruang itu.")
+    help = (
+        "Tanpa opsi: daftar ruang embedding. Dengan --fill: isi ruang untuk penyedia yang "
+        "dikonfigurasi (NALARKU_EMBEDDING_*) atau --provider/--model/--url, di latar, tanpa "
+        "mengganggu pencarian; --activate lalu memindahkan pencarian ke ruang itu."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--fill", action="store_true", help="isi ruang dengan vektor semua potongan")

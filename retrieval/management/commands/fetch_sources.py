@@ -20,8 +20,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("keys", nargs="*", metavar="DOC_ID", help="hanya dokumen ini (bawaan: semua)")
         parser.add_argument("--all", action="store_true", help="abaikan selang: ambil semua sekarang")
-        parser.add_argument("--sync", action="store_true",
-                            help="indeks revisi baru di proses ini (tanpa worker), seperti ingest --sync")
+        parser.add_argument(
+            "--sync", action="store_true", help="indeks revisi baru di proses ini (tanpa worker), seperti ingest --sync"
+        )
         parser.add_argument("--dry-run", action="store_true", help="hanya tampilkan yang akan diambil")
 
     def handle(self, *args: object, **options: object) -> None:
@@ -32,13 +33,18 @@ class Command(BaseCommand):
                 self.stdout.write(f"{document.key}\t{document.url}\tterakhir {document.last_fetched_at or '-'}")
             self.stdout.write(f"{len(due)} dokumen akan diambil")
             return
-        report = sources_fetch(include_not_due=bool(options["all"]), sync=bool(options["sync"]), keys=keys,
-                               progress=lambda docs: tqdm(docs, desc="mengambil", unit="dokumen",
-                                                          disable=len(docs) < 2))
+        report = sources_fetch(
+            include_not_due=bool(options["all"]),
+            sync=bool(options["sync"]),
+            keys=keys,
+            progress=lambda docs: tqdm(docs, desc="mengambil", unit="dokumen", disable=len(docs) < 2),
+        )
         counts = report.counts
-        self.stdout.write(f"Diambil: {sum(counts.values())}; berubah (revisi baru): {counts['changed']}; "
-                          f"tidak berubah: {counts['unchanged']}; tidak berubah (304): {counts['not_modified']}; "
-                          f"gagal: {counts['failed']}")
+        self.stdout.write(
+            f"Diambil: {sum(counts.values())}; berubah (revisi baru): {counts['changed']}; "
+            f"tidak berubah: {counts['unchanged']}; tidak berubah (304): {counts['not_modified']}; "
+            f"gagal: {counts['failed']}"
+        )
         if counts["changed"] and not options["sync"]:
             self.stdout.write("Revisi baru diantrikan untuk worker (celery -A nalarku_site worker).")
         if report.failures:

@@ -44,20 +44,31 @@ class Command(BaseCommand):
         parser.add_argument("--title", help="judul (bawaan: judul pertama dalam file, atau nama file)")
         parser.add_argument("--groups", default="", help="grup yang boleh membaca, dipisah koma")
         parser.add_argument("--public", action="store_true", help="terlihat oleh semua pengguna")
-        parser.add_argument("--source-type", default=DEFAULT_SOURCE_TYPE, type=_source_type,
-                            help="jenis sumber (daftarnya di admin: Jenis sumber; README); jenis baru "
-                                 "dibuat dengan otoritas terendah dan dilaporkan")
+        parser.add_argument(
+            "--source-type",
+            default=DEFAULT_SOURCE_TYPE,
+            type=_source_type,
+            help="jenis sumber (daftarnya di admin: Jenis sumber; README); jenis baru "
+            "dibuat dengan otoritas terendah dan dilaporkan",
+        )
         parser.add_argument("--document-date", type=_iso_date, help="tanggal dokumen sendiri, YYYY-MM-DD")
         parser.add_argument("--url", default="", help="alamat sumber asli")
-        parser.add_argument("--collection", default="editorial",
-                            help="koleksi (dataset publik dipisah dari data redaksi)")
-        parser.add_argument("--fetch", metavar="URL",
-                            help="ambil isi dari URL ini (halaman HTML, PDF, DOCX atau teks) dengan --doc-id; "
-                                 "dokumen itu lalu diambil ulang oleh fetch_sources")
-        parser.add_argument("--fetch-every", type=int, metavar="JAM",
-                            help="selang pengambilan ulang untuk --fetch dan baris manifest fetch (bawaan 24)")
-        parser.add_argument("--sync", action="store_true",
-                            help="indeks di proses ini dan kembali setelah selesai")
+        parser.add_argument(
+            "--collection", default="editorial", help="koleksi (dataset publik dipisah dari data redaksi)"
+        )
+        parser.add_argument(
+            "--fetch",
+            metavar="URL",
+            help="ambil isi dari URL ini (halaman HTML, PDF, DOCX atau teks) dengan --doc-id; "
+            "dokumen itu lalu diambil ulang oleh fetch_sources",
+        )
+        parser.add_argument(
+            "--fetch-every",
+            type=int,
+            metavar="JAM",
+            help="selang pengambilan ulang untuk --fetch dan baris manifest fetch (bawaan 24)",
+        )
+        parser.add_argument("--sync", action="store_true", help="indeks di proses ini dan kembali setelah selesai")
 
     def handle(self, *args: object, **options: object) -> None:
         files: list[Path] = options["files"]  # type: ignore[assignment]
@@ -88,11 +99,22 @@ class Command(BaseCommand):
                 inputs.append((f"{manifest.name} ({item.doc_id})", item.to_input(options["collection"])))
         if options["fetch"]:
             fetches[0] = options["fetch_every"]
-            inputs.append((options["fetch"], RevisionInput(
-                key=options["doc_id"], title=options["title"] or "", content="", url=options["fetch"],
-                source_type=options["source_type"], document_date=options["document_date"],
-                public=options["public"], collection=options["collection"],
-                groups=[g.strip() for g in options["groups"].split(",") if g.strip()])))
+            inputs.append(
+                (
+                    options["fetch"],
+                    RevisionInput(
+                        key=options["doc_id"],
+                        title=options["title"] or "",
+                        content="",
+                        url=options["fetch"],
+                        source_type=options["source_type"],
+                        document_date=options["document_date"],
+                        public=options["public"],
+                        collection=options["collection"],
+                        groups=[g.strip() for g in options["groups"].split(",") if g.strip()],
+                    ),
+                )
+            )
         for path in files:
             try:
                 inputs.append((path.name, self._file_input(path, options)))
@@ -106,8 +128,7 @@ class Command(BaseCommand):
         groups_created: list[str] = []
         types_created: list[str] = []
         fetcher = Fetcher() if fetches else None  # one polite run: robots.txt once, hosts spaced
-        for n, (where, data) in enumerate(tqdm(inputs, desc="menyimpan", unit="revisi",
-                                                 disable=len(inputs) < 5)):
+        for n, (where, data) in enumerate(tqdm(inputs, desc="menyimpan", unit="revisi", disable=len(inputs) < 5)):
             if n in replayed:
                 continue
             if n in fetches:
@@ -132,13 +153,16 @@ class Command(BaseCommand):
 
         if fetcher is not None:
             fetcher.close()
-        self.stdout.write(f"Dokumen baru: {created_docs}; revisi baru: {len(new_revisions)}; "
-                          f"tidak berubah: {unchanged}")
+        self.stdout.write(
+            f"Dokumen baru: {created_docs}; revisi baru: {len(new_revisions)}; tidak berubah: {unchanged}"
+        )
         if groups_created:
             self.stdout.write(f"Grup baru dibuat: {', '.join(sorted(set(groups_created)))}")
         if types_created:
-            self.stdout.write(f"Jenis sumber baru dibuat (otoritas terendah; periksa label dan peringkatnya "
-                              f"di admin): {', '.join(sorted(set(types_created)))}")
+            self.stdout.write(
+                f"Jenis sumber baru dibuat (otoritas terendah; periksa label dan peringkatnya "
+                f"di admin): {', '.join(sorted(set(types_created)))}"
+            )
         if sync:
             self._index(new_revisions, problems)
         elif new_revisions:
@@ -163,8 +187,7 @@ class Command(BaseCommand):
                 problems.append(InputProblem(key, Revision.objects.get(pk=revision_id).error))
             chunks += result.chunks
             tokens += result.tokens
-        self.stdout.write(self.style.SUCCESS(f"Diindeks: {len(revisions)} revisi, {chunks} potongan, "
-                                             f"{tokens} token"))
+        self.stdout.write(self.style.SUCCESS(f"Diindeks: {len(revisions)} revisi, {chunks} potongan, {tokens} token"))
 
     def _file_input(self, path: Path, options: dict) -> RevisionInput:
         loaded = read_document_file(path)
@@ -172,8 +195,13 @@ class Command(BaseCommand):
         return RevisionInput(
             key=options["doc_id"] or path.stem,
             title=options["title"] or _first_heading(text, fmt) or path.stem,
-            content=text, format=fmt, page_starts=loaded.page_starts, source_type=options["source_type"], url=options["url"],
-            document_date=options["document_date"], public=options["public"],
+            content=text,
+            format=fmt,
+            page_starts=loaded.page_starts,
+            source_type=options["source_type"],
+            url=options["url"],
+            document_date=options["document_date"],
+            public=options["public"],
             groups=[g.strip() for g in options["groups"].split(",") if g.strip()],
             collection=options["collection"],
         )
@@ -185,9 +213,12 @@ def already_ingested(inputs: list[RevisionInput]) -> set[int]:
     A manifest lists a document's revisions in order. When it is ingested
     again, its lines up to the one equal to the document's newest revision
     are history, not new revisions; lines after it are new."""
-    newest = dict(Revision.objects.filter(document__key__in={d.key for d in inputs})
-                  .order_by("document__key", "-number").distinct("document__key")
-                  .values_list("document__key", "content_hash"))
+    newest = dict(
+        Revision.objects.filter(document__key__in={d.key for d in inputs})
+        .order_by("document__key", "-number")
+        .distinct("document__key")
+        .values_list("document__key", "content_hash")
+    )
     last_match: dict[str, int] = {}
     for n, data in enumerate(inputs):
         if newest.get(data.key) == content_hash(data.content):

@@ -35,8 +35,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("directory", type=Path, metavar="DIR", help="folder dataset BEIR")
         parser.add_argument("--collection", help="nama koleksi (bawaan: beir-<nama folder DIR>)")
-        parser.add_argument("--limit", type=_positive, metavar="N",
-                            help="muat hanya N passage pertama corpus.jsonl (untuk uji cepat)")
+        parser.add_argument(
+            "--limit", type=_positive, metavar="N", help="muat hanya N passage pertama corpus.jsonl (untuk uji cepat)"
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         directory: Path = options["directory"]  # type: ignore[assignment]
@@ -50,8 +51,7 @@ class Command(BaseCommand):
             return tqdm(items, desc=desc, total=total, unit="passage", disable=total < 2)
 
         try:
-            result = load_corpus(directory=directory, collection=collection,
-                                 limit=options["limit"], progress=progress)  # type: ignore[arg-type]
+            result = load_corpus(directory=directory, collection=collection, limit=options["limit"], progress=progress)  # type: ignore[arg-type]
         except BeirFormatError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(
@@ -63,5 +63,6 @@ class Command(BaseCommand):
         if result.failed:
             for passage_id, error in result.failed[:20]:
                 self.stderr.write(f"  {passage_id}: {error}")
-            raise CommandError(f"{len(result.failed)} passage gagal diindeks (lihat di atas); jalankan "
-                               "lagi untuk mencoba ulang")
+            raise CommandError(
+                f"{len(result.failed)} passage gagal diindeks (lihat di atas); jalankan lagi untuk mencoba ulang"
+            )

@@ -7,8 +7,10 @@ from retrieval.lexical import lexical_rebuild
 
 
 class Command(BaseCommand):
-    help = ("Bangun ulang indeks leksikal (posting BM25 dan statistik istilah) untuk semua potongan, "
-            "dalam satu transaksi: pencarian tetap melihat indeks lama sampai selesai.")
+    help = (
+        "Bangun ulang indeks leksikal (posting BM25 dan statistik istilah) untuk semua potongan, "
+        "dalam satu transaksi: pencarian tetap melihat indeks lama sampai selesai."
+    )
 
     def handle(self, *args: object, **options: object) -> None:
         with transaction.atomic():

@@ -12,9 +12,11 @@ from retrieval.search import MODES, SearchError, search
 
 
 class Command(BaseCommand):
-    help = ("Cari di arsip sebagai pengguna tertentu (izin grupnya berlaku). Menampilkan potongan "
-            "berperingkat dengan id bukti, peringkat tiap lengan, skor RRF/rerank, waktu per tahap "
-            "dan status terdegradasi. --json mencetak {query, results, timings_ms, degraded}.")
+    help = (
+        "Cari di arsip sebagai pengguna tertentu (izin grupnya berlaku). Menampilkan potongan "
+        "berperingkat dengan id bukti, peringkat tiap lengan, skor RRF/rerank, waktu per tahap "
+        "dan status terdegradasi. --json mencetak {query, results, timings_ms, degraded}."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("query", help="pertanyaan atau kata kunci")
@@ -23,8 +25,12 @@ class Command(BaseCommand):
         parser.add_argument("--pool", type=int, help="kandidat per lengan sebelum fusi (bawaan max(50, k))")
         parser.add_argument("--mode", choices=MODES, default="hybrid", help="bawaan hybrid")
         parser.add_argument("--include-superseded", action="store_true", help="sertakan revisi yang sudah diganti")
-        parser.add_argument("--rerank", choices=["auto", "on", "off"], default="auto",
-                            help="auto: rerank bila reranker dikonfigurasi (bawaan)")
+        parser.add_argument(
+            "--rerank",
+            choices=["auto", "on", "off"],
+            default="auto",
+            help="auto: rerank bila reranker dikonfigurasi (bawaan)",
+        )
         parser.add_argument("--no-expand", action="store_true", help="tanpa ekspansi graf relasi")
         parser.add_argument("--collection", default="editorial", help="koleksi (bawaan editorial)")
         parser.add_argument("--json", action="store_true", help="cetak JSON")
@@ -35,10 +41,17 @@ class Command(BaseCommand):
         except get_user_model().DoesNotExist:
             raise CommandError(f"pengguna {options['user']!r} tidak ada") from None
         try:
-            response = search(options["query"], reader, k=options["k"], pool=options["pool"],
-                              mode=options["mode"], include_superseded=options["include_superseded"],
-                              rerank={"auto": None, "on": True, "off": False}[options["rerank"]],
-                              expand=not options["no_expand"], collection=options["collection"])
+            response = search(
+                options["query"],
+                reader,
+                k=options["k"],
+                pool=options["pool"],
+                mode=options["mode"],
+                include_superseded=options["include_superseded"],
+                rerank={"auto": None, "on": True, "off": False}[options["rerank"]],
+                expand=not options["no_expand"],
+                collection=options["collection"],
+            )
         except SearchError as exc:
             raise CommandError(str(exc)) from None
         if options["json"]:
@@ -50,7 +63,9 @@ class Command(BaseCommand):
         if not response.results:
             self.stdout.write("Tidak ada hasil yang boleh Anda lihat untuk pertanyaan ini.")
         for n, hit in enumerate(response.results, 1):
-            ranks = f"leksikal {hit.lexical_rank or '–'} · semantik {hit.semantic_rank or '–'} · RRF {hit.rrf_score:.4f}"
+            ranks = (
+                f"leksikal {hit.lexical_rank or '–'} · semantik {hit.semantic_rank or '–'} · RRF {hit.rrf_score:.4f}"
+            )
             if hit.rerank_score is not None:
                 ranks += f" · rerank {hit.rerank_score:.3f}"
             flags = [flag for flag, on in (("DIGANTI", hit.superseded), ("GRAF", hit.via_graph)) if on]

@@ -8,12 +8,15 @@ from retrieval.ingestion import revision_sweep
 
 
 class Command(BaseCommand):
-    help = ("Antrikan ulang revisi yang masih menunggu (mis. Redis mati saat disimpan) atau macet "
-            "saat diindeks (worker mati). Tugas berkala worker melakukan hal yang sama tiap 5 menit.")
+    help = (
+        "Antrikan ulang revisi yang masih menunggu (mis. Redis mati saat disimpan) atau macet "
+        "saat diindeks (worker mati). Tugas berkala worker melakukan hal yang sama tiap 5 menit."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--minutes", type=int, default=2,
-                            help="hanya revisi yang menunggu lebih lama dari ini (bawaan 2)")
+        parser.add_argument(
+            "--minutes", type=int, default=2, help="hanya revisi yang menunggu lebih lama dari ini (bawaan 2)"
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         ids = revision_sweep(pending_for=timedelta(minutes=options["minutes"]))

@@ -14,15 +14,16 @@ from retrieval.search import SearchError
 from review.answers.contract import AnswerContract
 from review.answers.pipeline import question_ask
 
-STATUS_LABELS = {"answered": "TERJAWAB", "needs_review": "PERLU DITINJAU",
-                 "insufficient_evidence": "BUKTI TIDAK CUKUP"}
+STATUS_LABELS = {"answered": "TERJAWAB", "needs_review": "PERLU DITINJAU", "insufficient_evidence": "BUKTI TIDAK CUKUP"}
 
 
 class Command(BaseCommand):
-    help = ("Ajukan pertanyaan ke arsip sebagai pengguna tertentu (izin grupnya berlaku) dan cetak "
-            "jawaban: klaim dengan id bukti, konflik antarsumber, bukti yang kurang, status. "
-            "--as-of menjawab menurut revisi yang berlaku pada tanggal itu; --json mencetak kontrak "
-            "jawaban lengkap.")
+    help = (
+        "Ajukan pertanyaan ke arsip sebagai pengguna tertentu (izin grupnya berlaku) dan cetak "
+        "jawaban: klaim dengan id bukti, konflik antarsumber, bukti yang kurang, status. "
+        "--as-of menjawab menurut revisi yang berlaku pada tanggal itu; --json mencetak kontrak "
+        "jawaban lengkap."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("question", help="pertanyaan")
@@ -37,8 +38,9 @@ class Command(BaseCommand):
         except get_user_model().DoesNotExist:
             raise CommandError(f"pengguna {options['user']!r} tidak ada") from None
         try:
-            asked = question_ask(text=options["question"], user=user, as_of=options["as_of"],
-                                 category=options["category"])
+            asked = question_ask(
+                text=options["question"], user=user, as_of=options["as_of"], category=options["category"]
+            )
         except SearchError as exc:
             raise CommandError(str(exc)) from None
         if options["json"]:
@@ -48,7 +50,8 @@ class Command(BaseCommand):
 
     def _print(self, contract: AnswerContract, timings: dict[str, float]) -> None:
         style = {"answered": self.style.SUCCESS, "needs_review": self.style.WARNING}.get(
-            contract.status, self.style.ERROR)
+            contract.status, self.style.ERROR
+        )
         self.stdout.write(style(f"{contract.question_id} · {STATUS_LABELS[contract.status]}"))
         for n, claim in enumerate(contract.claims, 1):
             flags = f"  [{', '.join(claim.flags)}]" if claim.flags else ""
@@ -56,8 +59,9 @@ class Command(BaseCommand):
             for evidence_id in claim.evidence_ids:
                 e = contract.evidence[evidence_id]
                 note = f" — DIGANTI, kini r{e.current_revision}" if e.superseded else ""
-                self.stdout.write(f"   ↳ {evidence_id} · {e.title} · {e.source_type} · "
-                                  f"{e.document_date or 'tanpa tanggal'}{note}")
+                self.stdout.write(
+                    f"   ↳ {evidence_id} · {e.title} · {e.source_type} · {e.document_date or 'tanpa tanggal'}{note}"
+                )
         for conflict in contract.conflicts:
             self.stdout.write(self.style.WARNING(f"\nKonflik ({conflict.kind}): {conflict.note}"))
         for item in contract.missing:

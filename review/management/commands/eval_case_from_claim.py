@@ -9,9 +9,11 @@ from review.models import Claim
 
 
 class Command(BaseCommand):
-    help = (f"Jadikan klaim yang ditandai 'perlu ditinjau' sebuah kasus evaluasi di set '{REGRESSION_SET}' "
-            "(pertanyaan, penanya dan tanggal yang sama; status yang diharapkan needs_review). "
-            "Jalankan lagi tanpa efek ganda.")
+    help = (
+        f"Jadikan klaim yang ditandai 'perlu ditinjau' sebuah kasus evaluasi di set '{REGRESSION_SET}' "
+        "(pertanyaan, penanya dan tanggal yang sama; status yang diharapkan needs_review). "
+        "Jalankan lagi tanpa efek ganda."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("claim_id", type=int)

@@ -12,16 +12,21 @@ from review.models import EvalSet
 
 
 class Command(BaseCommand):
-    help = ("Eksperimen chunking: arsip editorial disalin ke satu koleksi terpisah per pengaturan (ukuran "
-            "potongan dalam token, dengan/tanpa breadcrumb judul), lalu pertanyaan set evaluasi yang sama "
-            "diukur pada tiap koleksi. Hasil masuk laporan (make report, bagian 'Chunking experiments'). "
-            "Koleksi percobaan dihapus sesudahnya kecuali --keep.")
+    help = (
+        "Eksperimen chunking: arsip editorial disalin ke satu koleksi terpisah per pengaturan (ukuran "
+        "potongan dalam token, dengan/tanpa breadcrumb judul), lalu pertanyaan set evaluasi yang sama "
+        "diukur pada tiap koleksi. Hasil masuk laporan (make report, bagian 'Chunking experiments'). "
+        "Koleksi percobaan dihapus sesudahnya kecuali --keep."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--set", dest="set_name", default="demo")
         parser.add_argument("--sizes", default="128,256,512", help="ukuran potongan, dipisah koma")
-        parser.add_argument("--without-breadcrumbs", default="256",
-                            help="ukuran yang juga diuji tanpa breadcrumb (dipisah koma; kosong = tidak ada)")
+        parser.add_argument(
+            "--without-breadcrumbs",
+            default="256",
+            help="ukuran yang juga diuji tanpa breadcrumb (dipisah koma; kosong = tidak ada)",
+        )
         parser.add_argument("--keep", action="store_true", help="jangan hapus koleksi percobaan")
 
     def handle(self, *args: object, **options: object) -> None:
@@ -36,8 +41,9 @@ class Command(BaseCommand):
         if any(not 32 <= s <= 512 for s in sizes + bare):
             raise CommandError("ukuran potongan harus 32–512 token (batas model embedding 512)")
         settings_ = [ChunkingSetting(s) for s in sizes] + [ChunkingSetting(s, breadcrumbs=False) for s in bare]
-        revisions = Revision.objects.filter(document__collection="editorial",
-                                            status__in=["active", "superseded"]).count()
+        revisions = Revision.objects.filter(
+            document__collection="editorial", status__in=["active", "superseded"]
+        ).count()
         rows = []
         for setting in settings_:
             with tqdm(total=revisions, desc=f"chunking {setting.name}", unit="revisi") as bar:
@@ -46,8 +52,10 @@ class Command(BaseCommand):
             rows.append((setting.name, chunks, run))
             if not options["keep"]:
                 drop_collection(collection=setting.collection)
-        self.stdout.write(f"\n{'pengaturan':<24}{'potongan':>9}" + "".join(f"{m + ' nDCG@10':>18}" for m in
-                                                                         ("lexical", "vector", "hybrid")))
+        self.stdout.write(
+            f"\n{'pengaturan':<24}{'potongan':>9}"
+            + "".join(f"{m + ' nDCG@10':>18}" for m in ("lexical", "vector", "hybrid"))
+        )
         for name, chunks, run in rows:
             values = "".join(f"{run.metrics[m]['all']['nDCG@10']:>18.4f}" for m in ("lexical", "vector", "hybrid"))
             self.stdout.write(f"{name:<24}{chunks:>9}{values}   (run {run.pk})")

@@ -11,8 +11,10 @@ from review.models import EvalSet
 
 
 class Command(BaseCommand):
-    help = ("Ekspor set evaluasi sebagai JSONL (berkas) atau BEIR (direktori: corpus.jsonl berisi setiap "
-            "revisi arsip dengan _id 'D13:r3', queries.jsonl, qrels/test.tsv).")
+    help = (
+        "Ekspor set evaluasi sebagai JSONL (berkas) atau BEIR (direktori: corpus.jsonl berisi setiap "
+        "revisi arsip dengan _id 'D13:r3', queries.jsonl, qrels/test.tsv)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name", help="nama set evaluasi")

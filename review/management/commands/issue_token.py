@@ -10,9 +10,11 @@ from review.tokens import token_issue
 
 
 class Command(BaseCommand):
-    help = ("Terbitkan token API untuk pengguna (dipakai sebagai 'Authorization: Bearer <token>' "
-            "di /api/search dan /api/ask). Token hanya ditampilkan sekali; yang disimpan hanya "
-            "sidiknya. --list menampilkan token pengguna, --revoke PREFIX mencabutnya.")
+    help = (
+        "Terbitkan token API untuk pengguna (dipakai sebagai 'Authorization: Bearer <token>' "
+        "di /api/search dan /api/ask). Token hanya ditampilkan sekali; yang disimpan hanya "
+        "sidiknya. --list menampilkan token pengguna, --revoke PREFIX mencabutnya."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("user", help="nama pengguna pemilik token")
@@ -33,7 +35,8 @@ class Command(BaseCommand):
             return
         if options["revoke"]:
             n = ApiToken.objects.filter(user=user, prefix__startswith=options["revoke"], revoked=False).update(
-                revoked=True)
+                revoked=True
+            )
             if not n:
                 raise CommandError(f"tidak ada token aktif berawalan {options['revoke']!r}")
             self.stdout.write(f"{n} token dicabut.")

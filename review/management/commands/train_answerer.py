@@ -24,13 +24,15 @@ DATASET = Path(settings.BASE_DIR).parent / "shared" / "datasets" / "idk-mrc"
 
 
 class Command(BaseCommand):
-    help = ("Latih penilai jawaban (model unit dan model konteks, scikit-learn) pada IDK-MRC train "
-            "(ditambah salinan berupa kueri kata kunci dan salinan tanpa sinyal kata), kalibrasi pada "
-            "IDK-MRC valid, pilih ambang pada IDK-MRC valid bersama set dev gaya editor (bila sudah "
-            "diimpor: eval_import demo/editor-dev.jsonl --name editor-dev), cetak angka validasi, lalu tulis artefak "
-            "berversi (.pkl + .json berisi checksum data, fitur, versi pustaka, metrik) ke "
-            "review/answers/artefact/. Embedding di-cache: proses ulang cepat. Jangan memakai "
-            "tydiqa-goldp-id dev di sini: itu data evaluasi retrieval.")
+    help = (
+        "Latih penilai jawaban (model unit dan model konteks, scikit-learn) pada IDK-MRC train "
+        "(ditambah salinan berupa kueri kata kunci dan salinan tanpa sinyal kata), kalibrasi pada "
+        "IDK-MRC valid, pilih ambang pada IDK-MRC valid bersama set dev gaya editor (bila sudah "
+        "diimpor: eval_import demo/editor-dev.jsonl --name editor-dev), cetak angka validasi, lalu tulis artefak "
+        "berversi (.pkl + .json berisi checksum data, fitur, versi pustaka, metrik) ke "
+        "review/answers/artefact/. Embedding di-cache: proses ulang cepat. Jangan memakai "
+        "tydiqa-goldp-id dev di sini: itu data evaluasi retrieval."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--train", type=Path, default=DATASET / "train.json", help="berkas latih (SQuAD 2.0)")
@@ -38,14 +40,19 @@ class Command(BaseCommand):
         parser.add_argument("--out", type=Path, default=ARTEFACT_DIR, help="folder artefak")
         parser.add_argument("--name", default=ARTEFACT_NAME, help="nama artefak (versi)")
         parser.add_argument("--limit", type=int, help="hanya N paragraf pertama tiap berkas (uji cepat)")
-        parser.add_argument("--dev-set", default="editor-dev",
-                            help="set evaluasi arsip untuk memilih ambang bersama valid (bawaan %(default)s; "
-                                 "'' untuk valid saja)")
+        parser.add_argument(
+            "--dev-set",
+            default="editor-dev",
+            help="set evaluasi arsip untuk memilih ambang bersama valid (bawaan %(default)s; '' untuk valid saja)",
+        )
         parser.add_argument("--no-augment", action="store_true", help="tanpa salinan tambahan data latih")
-        parser.add_argument("--reuse-items", action="store_true",
-                            help="pakai ulang pertanyaan yang sudah dicari dan disiapkan pada run sebelumnya "
-                                 "(disimpan di data dir; untuk mencoba pengaturan model, bukan setelah mengubah "
-                                 "unit atau cara membaca pertanyaan)")
+        parser.add_argument(
+            "--reuse-items",
+            action="store_true",
+            help="pakai ulang pertanyaan yang sudah dicari dan disiapkan pada run sebelumnya "
+            "(disimpan di data dir; untuk mencoba pengaturan model, bukan setelah mengubah "
+            "unit atau cara membaca pertanyaan)",
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         for key in ("train", "valid"):
@@ -59,20 +66,38 @@ class Command(BaseCommand):
 
         cache = default_cache_dir()
         say(f"membaca {options['train']}")
-        train_items = items_cached(cache, "train", options["reuse_items"], say, lambda: items_build(
-            options["train"], cache_dir=cache, limit=options["limit"], augment=not options["no_augment"],
-            progress=say))
+        train_items = items_cached(
+            cache,
+            "train",
+            options["reuse_items"],
+            say,
+            lambda: items_build(
+                options["train"],
+                cache_dir=cache,
+                limit=options["limit"],
+                augment=not options["no_augment"],
+                progress=say,
+            ),
+        )
         say(f"membaca {options['valid']}")
-        valid_items = items_cached(cache, "valid", options["reuse_items"], say, lambda: items_build(
-            options["valid"], cache_dir=cache, limit=options["limit"], progress=say))
+        valid_items = items_cached(
+            cache,
+            "valid",
+            options["reuse_items"],
+            say,
+            lambda: items_build(options["valid"], cache_dir=cache, limit=options["limit"], progress=say),
+        )
         dev_items = None
         if options["dev_set"]:
             if not EvalSet.objects.filter(name=options["dev_set"]).exists():
-                raise CommandError(f"set dev {options['dev_set']!r} belum diimpor: jalankan eval_import "
-                                   f"demo/editor-dev.jsonl --name {options['dev_set']} (atau --dev-set '')")
+                raise CommandError(
+                    f"set dev {options['dev_set']!r} belum diimpor: jalankan eval_import "
+                    f"demo/editor-dev.jsonl --name {options['dev_set']} (atau --dev-set '')"
+                )
             dev_items = items_from_evalset(options["dev_set"], progress=say)
         trained = train(train_items, valid_items, dev_items=dev_items, progress=say)
-        path = artefact_write(trained, options["out"], data={"train": options["train"], "valid": options["valid"]},
-                              name=options["name"])
+        path = artefact_write(
+            trained, options["out"], data={"train": options["train"], "valid": options["valid"]}, name=options["name"]
+        )
         self.stdout.write(json.dumps({"metrics": trained.metrics, "thresholds": trained.thresholds}, indent=2))
         self.stdout.write(self.style.SUCCESS(f"artefak ditulis: {path} (+ .json)"))

@@ -52,7 +52,7 @@ def run_pipeline(entries: list[ManifestEntry]) -> tuple[float, int, int]:
     start = time.perf_counter()
     revision_ids = []
     for entry in entries:
-        result = revision_submit(data=entry.to_input(), enqueue=False)
+        result = revision_submit(data=entry.to_input())
         if result.revision:
             revision_ids.append(result.revision.pk)
     chunks = tokens = 0

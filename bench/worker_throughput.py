@@ -42,6 +42,7 @@ from django.db import connection  # noqa: E402
 from nalarku_site.celery import app as celery_app  # noqa: E402
 from retrieval.ingestion import RevisionInput, revision_submit  # noqa: E402
 from retrieval.models import Chunk, EmbeddingCacheEntry, Revision, RevisionStatus  # noqa: E402
+from retrieval.tasks import index_after_commit  # noqa: E402
 
 WORDS = (
     "sinkronisasi agen konsol kuota paket pelanggan wilayah penyimpanan cadangan pemulihan izin token "
@@ -116,6 +117,8 @@ def round_run(texts: list[str], workers: int, tag: str) -> tuple[float, int]:
             ).revision.pk
             for n, text in enumerate(texts)
         ]
+        for revision_id in ids:
+            index_after_commit(revision_id)
         while Revision.objects.filter(pk__in=ids, status=RevisionStatus.ACTIVE).count() < len(ids):
             if Revision.objects.filter(pk__in=ids, status=RevisionStatus.FAILED).exists():
                 raise SystemExit("a revision failed to index")

@@ -21,6 +21,7 @@ from django.utils.html import format_html
 from . import ingestion, sources
 from .converters import MAX_FILE_BYTES
 from .models import Chunk, Document, EmbeddingSpace, Relation, Revision, RevisionStatus, SourceType
+from .tasks import index_after_commit, index_later
 
 STATUS_COLOURS = {
     RevisionStatus.ACTIVE: "#1b7a3a",
@@ -183,7 +184,10 @@ class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
         outcomes: dict[str, list[str]] = {}
         with Fetcher() as fetcher:
             for document in queryset.exclude(url=""):
-                outcomes.setdefault(document_fetch(document, fetcher=fetcher), []).append(document.key)
+                status, revision_id = document_fetch(document, fetcher=fetcher)
+                if revision_id is not None:
+                    index_after_commit(revision_id)
+                outcomes.setdefault(status, []).append(document.key)
         names = {
             "changed": "berubah, revisi baru diantrikan",
             "unchanged": "tidak berubah",
@@ -343,6 +347,8 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
             page_starts=getattr(form, "page_starts", []),
         )
         result = ingestion.revision_submit(data=data, update_unchanged=False)
+        if result.revision is not None:
+            index_after_commit(result.revision.pk)
         saved = result.revision or document.revisions.order_by("-number").first()
         # The form's instance becomes the saved row, so the admin's history
         # entry and redirects name the real revision ("D03:r4", not "D03:rNone").
@@ -397,7 +403,8 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
     def reindex(self, request: HttpRequest, queryset: QuerySet[Revision]) -> None:
         queued = failed = 0
         for revision_id in queryset.values_list("pk", flat=True):
-            if ingestion.revision_reindex(revision_id=revision_id):
+            ingestion.revision_reopen(revision_id=revision_id)
+            if index_later(revision_id, force=True):
                 queued += 1
             else:
                 failed += 1

@@ -283,7 +283,7 @@ def load_passages(
             result.unchanged += 1
             continue
         with disable_auditlog():  # public evaluation data: no permission change to account for
-            submitted = revision_submit(data=data, enqueue=False)
+            submitted = revision_submit(data=data)
         result.documents_created += submitted.document_created
         if submitted.revision is not None:
             result.revisions_new += 1

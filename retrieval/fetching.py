@@ -270,13 +270,11 @@ def _date(value: str | None) -> date | None:
         return None
 
 
-def fetch_new(
-    data: RevisionInput, *, every_hours: int | None = None, enqueue: bool = True, fetcher: Fetcher | None = None
-) -> SubmitResult:
+def fetch_new(data: RevisionInput, *, every_hours: int | None = None, fetcher: Fetcher | None = None) -> SubmitResult:
     """A document (new or known) whose revision comes from ``data.url``;
     ``data.content`` is ignored. FetchError when the source cannot be read —
-    then nothing is stored. The new revision, if any, is enqueued for the
-    workers unless ``enqueue`` is False (the caller indexes it)."""
+    then nothing is stored. The caller indexes the new revision, if any, or
+    hands it to the workers."""
     own = fetcher is None
     fetcher = fetcher or Fetcher()
     try:
@@ -287,7 +285,7 @@ def fetch_new(
     data.content, data.format, data.page_starts = fetched.content, fetched.format, fetched.page_starts
     data.title = data.title or fetched.title or data.key
     data.document_date = data.document_date or _date(fetched.document_date)
-    result = revision_submit(data=data, enqueue=enqueue)
+    result = revision_submit(data=data)
     _record(
         result.document,
         fetch_every_hours=every_hours or config()["every_hours"],
@@ -308,16 +306,18 @@ def _record(document: Document, **fields: object) -> None:
     Document.objects.filter(pk=document.pk).update(**fields)
 
 
-def document_fetch(document: Document, *, fetcher: Fetcher, sync: bool = False) -> str:
-    """Fetch one document again; its ``fetch_status`` afterwards."""
+def document_fetch(document: Document, *, fetcher: Fetcher, sync: bool = False) -> tuple[str, int | None]:
+    """Fetch one document again: its ``fetch_status`` afterwards, and the id
+    of the new revision it made for the caller to hand to the workers (None
+    when nothing changed, or when ``sync`` indexed it here)."""
     try:
         fetched = fetcher.get(document.url, etag=document.etag, last_modified=document.last_modified)
     except FetchError as exc:
         _record(document, fetch_status="failed", fetch_error=str(exc)[:2000])
-        return "failed"
+        return "failed", None
     if fetched.not_modified:
         _record(document, fetch_status="not_modified", fetch_error="")
-        return "not_modified"
+        return "not_modified", None
     latest = document.revisions.order_by("-number").first()
     result = revision_submit(
         data=RevisionInput(
@@ -333,13 +333,15 @@ def document_fetch(document: Document, *, fetcher: Fetcher, sync: bool = False) 
             public=document.public,
             collection=document.collection,
         ),
-        enqueue=not sync,
     )
     status = "changed" if result.revision else "unchanged"
     _record(document, fetch_status=status, fetch_error="", etag=fetched.etag, last_modified=fetched.last_modified)
-    if sync and result.revision is not None:
+    if result.revision is None:
+        return status, None
+    if sync:
         revision_index(revision_id=result.revision.pk)
-    return status
+        return status, None
+    return status, result.revision.pk
 
 
 def due_documents(*, include_not_due: bool = False, keys: Iterable[str] = ()) -> list[Document]:
@@ -365,6 +367,7 @@ class FetchReport:
         default_factory=lambda: dict.fromkeys(("changed", "unchanged", "not_modified", "failed"), 0)
     )
     failures: list[tuple[str, str]] = field(default_factory=list)  # (document key, reason)
+    new_revisions: list[int] = field(default_factory=list)  # for the caller to hand to the workers
 
 
 def sources_fetch(
@@ -378,8 +381,10 @@ def sources_fetch(
     report = FetchReport()
     with Fetcher() as fetcher:
         for document in progress(due_documents(include_not_due=include_not_due, keys=keys)):
-            status = document_fetch(document, fetcher=fetcher, sync=sync)
+            status, revision_id = document_fetch(document, fetcher=fetcher, sync=sync)
             report.counts[status] += 1
+            if revision_id is not None:
+                report.new_revisions.append(revision_id)
             if status == "failed":
                 report.failures.append((document.key, document.fetch_error))
     return report

@@ -1,6 +1,7 @@
 """Services that write the archive: submit a revision, index it, sweep.
 
-A revision is saved ``pending`` and enqueued after commit. Indexing chunks
+A revision is saved ``pending``; whoever saved it hands it to the workers
+after commit (``retrieval.tasks.index_after_commit``). Indexing chunks
 and embeds it outside any transaction (slow), then in one transaction
 replaces the revision's chunks and embeddings, activates it and supersedes
 the previous active revision. Until that commit readers keep seeing the
@@ -75,7 +76,7 @@ class SubmitResult:
 
 
 @transaction.atomic
-def revision_submit(*, data: RevisionInput, enqueue: bool = True, update_unchanged: bool = True) -> SubmitResult:
+def revision_submit(*, data: RevisionInput, update_unchanged: bool = True) -> SubmitResult:
     """Create or update the document ``data.key`` and add a pending revision
     unless the content equals the newest revision's. Metadata (title, groups,
     public flag …) is updated either way and takes effect at the next query —
@@ -134,36 +135,21 @@ def revision_submit(*, data: RevisionInput, enqueue: bool = True, update_unchang
         content_hash=digest,
         document_date=data.document_date,
     )
-    if enqueue:
-        transaction.on_commit(lambda: revision_enqueue(revision_id=revision.pk))
     return SubmitResult(document, revision, created, groups_created, source_type_created)
 
 
-def revision_enqueue(*, revision_id: int, force: bool = False) -> bool:
-    """Hand the revision to the workers. If the broker is unreachable the
-    revision simply stays pending: the sweep enqueues it later."""
-    from nalarku_site.queue import INDEX_REVISION, enqueue
-
-    try:
-        enqueue(INDEX_REVISION, revision_id, force=force)
-    except Exception as exc:  # kombu raises several types for a broker that is down
-        logger.warning("broker unavailable, revision %s stays pending for the sweep: %s", revision_id, exc)
-        return False
-    return True
-
-
-def revision_sweep(
+def revisions_to_sweep(
     *, pending_for: timedelta = timedelta(minutes=2), stuck_for: timedelta = timedelta(minutes=30)
 ) -> list[int]:
-    """Re-enqueue revisions left pending (e.g. the broker was down at save
-    time) or stuck in indexing (a worker died). Returns their ids."""
+    """Revisions to hand to the workers again: left pending (the broker was
+    down at save time) or stuck in indexing (a worker died). The sweep task
+    and command enqueue them."""
     now = timezone.now()
-    ids = list(
+    return list(
         Revision.objects.filter(status=RevisionStatus.PENDING, updated_at__lte=now - pending_for)
         .union(Revision.objects.filter(status=RevisionStatus.INDEXING, updated_at__lte=now - stuck_for))
         .values_list("pk", flat=True)
     )
-    return [revision_id for revision_id in ids if revision_enqueue(revision_id=revision_id)]
 
 
 # --- index ------------------------------------------------------------------------------
@@ -353,13 +339,13 @@ def _record_failure(revision_id: int, message: str, *, final: bool = True) -> No
     Revision.objects.filter(pk=revision_id, status=RevisionStatus.INDEXING).update(status=status)
 
 
-def revision_reindex(*, revision_id: int) -> bool:
-    """Queue a revision again (admin action): a failed one goes back to
-    pending; an active or superseded one is rebuilt while it keeps serving."""
+def revision_reopen(*, revision_id: int) -> None:
+    """Before indexing a revision again (admin action): a failed one goes
+    back to pending; an active or superseded one is rebuilt while it keeps
+    serving, so it is left as it is."""
     Revision.objects.filter(pk=revision_id, status=RevisionStatus.FAILED).update(
         status=RevisionStatus.PENDING, updated_at=timezone.now()
     )
-    return revision_enqueue(revision_id=revision_id, force=True)
 
 
 def mark_failed(*, revision_id: int, message: str) -> None:

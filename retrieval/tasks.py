@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from django.db import transaction
 
 from . import ingestion
 from .http import ServiceError
@@ -37,10 +38,34 @@ def index_revision(self, revision_id: int, force: bool = False) -> str:  # noqa:
     return result.status
 
 
+def index_later(revision_id: int, *, force: bool = False) -> bool:
+    """Hand the revision to the workers. If the broker is unreachable the
+    revision simply stays pending: the sweep enqueues it later."""
+    try:
+        index_revision.delay(revision_id, force=force)
+    except Exception as exc:  # noqa: BLE001 - kombu raises several types for a broker that is down
+        logger.warning("broker unavailable, revision %s stays pending for the sweep: %s", revision_id, exc)
+        return False
+    return True
+
+
+def index_after_commit(revision_id: int) -> None:
+    """``index_later`` once the transaction that saved the revision commits
+    (at once outside a transaction): a worker never looks for a revision
+    that is not there yet."""
+    transaction.on_commit(lambda: index_later(revision_id))
+
+
+def sweep(**age: object) -> list[int]:
+    """Enqueue again the revisions left pending or stuck (``age``: see
+    ``ingestion.revisions_to_sweep``); the ids the broker took."""
+    return [revision_id for revision_id in ingestion.revisions_to_sweep(**age) if index_later(revision_id)]
+
+
 @shared_task(acks_late=True)
 def sweep_pending() -> int:
     """Periodic safety net: re-enqueue revisions left pending or stuck."""
-    return len(ingestion.revision_sweep())
+    return len(sweep())
 
 
 @shared_task(acks_late=True)
@@ -57,4 +82,7 @@ def fetch_due_sources() -> dict[str, int]:
     Idempotent: a re-run finds nothing due, and unchanged content makes no revision."""
     from .fetching import sources_fetch
 
-    return sources_fetch().counts
+    report = sources_fetch()
+    for revision_id in report.new_revisions:
+        index_after_commit(revision_id)
+    return report.counts

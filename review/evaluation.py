@@ -788,7 +788,7 @@ def chunking_collection_build(
             collection=setting.collection,
         )
         with disable_auditlog():  # an experiment's copy, not a change to the archive
-            submitted = revision_submit(data=data, enqueue=False)
+            submitted = revision_submit(data=data)
         if submitted.revision is not None:
             chunks += revision_index(
                 revision_id=submitted.revision.pk, max_tokens=setting.max_tokens, breadcrumbs=setting.breadcrumbs

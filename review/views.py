@@ -43,6 +43,7 @@ from .reviewing import (
     lookups_start,
 )
 from .search_floor import best_similarity, matched_well
+from .tasks import answer_after_commit
 
 STAGES = [
     ("search", "Mencari bukti (leksikal + semantik)"),
@@ -111,6 +112,7 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
         except SearchError as exc:
             error = f"Pertanyaan tidak dapat diproses: {exc}."
         else:
+            answer_after_commit(question.pk)
             url = reverse("question", args=[question.pk])
             return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
     recent = Question.objects.filter(asked_by=request.user).order_by("-asked_at")[:8]

@@ -50,7 +50,7 @@ def make_revision(db) -> Callable[..., Revision]:  # noqa: ANN001
             document_date=document_date,
             **extra,
         )
-        result = revision_submit(data=data, enqueue=False)
+        result = revision_submit(data=data)
         assert result.revision is not None, "content unchanged: no revision"
         if index:
             revision_index(revision_id=result.revision.pk)

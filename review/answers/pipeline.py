@@ -174,26 +174,16 @@ def question_ask(
 
 
 def question_submit(*, text: str, user: AbstractBaseUser, as_of: date | None = None, category: str = "") -> Question:
-    """Save the question and hand it to a worker after commit; the editor's
-    page follows its stages. Raises ``SearchError`` for an invalid question."""
+    """Save the question, queued; the caller hands it to a worker after
+    commit (``review.tasks.answer_after_commit``) and the editor's page
+    follows its stages. Raises ``SearchError`` for an invalid question."""
     from retrieval.search import validate
 
     text = validate(text, k=1, pool=1, mode="hybrid")
     question = Question.objects.create(
         text=text, asked_by=user, as_of=as_of, category=category, state=QuestionState.QUEUED
     )
-    transaction.on_commit(lambda: _enqueue(question.pk))
     return question
-
-
-def _enqueue(question_id: int) -> None:
-    from nalarku_site.queue import ANSWER_QUESTION, enqueue
-
-    try:
-        enqueue(ANSWER_QUESTION, question_id)
-    except Exception as exc:  # noqa: BLE001 - any broker failure: the question must still be answered
-        logger.warning("broker unavailable, answering question %s in the request: %s", question_id, exc)
-        question_run(question_id=question_id)
 
 
 def question_run(*, question_id: int) -> Answer | None:

@@ -51,7 +51,7 @@ def demo_subset(transactional_db, make_user):
     """Part of the real demo archive, indexed in-process, and its users."""
     for entry in read_manifest(ROOT / "demo" / "archive.jsonl"):
         if isinstance(entry, ManifestEntry) and entry.doc_id in DEMO_KEYS:
-            result = revision_submit(data=entry.to_input(), enqueue=False)
+            result = revision_submit(data=entry.to_input())
             revision_index(revision_id=result.revision.pk)
     return {
         "editor": make_user("editor", "redaksi", reviewer=True),

@@ -16,7 +16,7 @@ from django.urls import reverse
 from retrieval.ingestion import RevisionInput, revision_index, revision_submit
 from retrieval.models import Chunk, Revision
 from retrieval.search import search
-from retrieval.tasks import index_revision
+from retrieval.tasks import index_after_commit, index_revision
 from review.tokens import token_issue
 
 from .conftest import assert_indexed_once, embedding_config, embedding_env, wait_for
@@ -34,7 +34,7 @@ def indexed(settings, model_server):
     """A public and a restricted document, indexed while the server was up."""
     settings.NALARKU_EMBEDDING = embedding_config(model_server)
     for data in (doc("P1", PUBLIC, public=True), doc("S1", SECRET, groups=["hukum"])):
-        revision_index(revision_id=revision_submit(data=data, enqueue=False).revision.pk)
+        revision_index(revision_id=revision_submit(data=data).revision.pk)
     assert Revision.objects.filter(status="active").count() == 2
 
 
@@ -86,9 +86,10 @@ def test_ingestion_retries_with_backoff_and_gives_up_after_the_last_retry(
     worker = start_worker(embedding_env(model_server))
     # P1 revision 2: saved and enqueued as usual, first delivery.
     second = revision_submit(data=doc("P1", PUBLIC + "\n\nDengan ANC: 26 jam.", public=True)).revision
+    index_after_commit(second.pk)
     # S1 revision 2: the delivery that follows five retries, with the header
     # it would carry (waiting 5+10+20+40+80 s for it proves nothing more).
-    last = revision_submit(data=doc("S1", SECRET + "\n\nRevisi memo.", groups=["hukum"]), enqueue=False).revision
+    last = revision_submit(data=doc("S1", SECRET + "\n\nRevisi memo.", groups=["hukum"])).revision
     index_revision.apply_async((last.pk,), retries=index_revision.max_retries)
 
     first_retry = worker.wait_log(RETRY, timeout=30)
@@ -133,6 +134,7 @@ def test_a_permanent_embedding_error_fails_at_once(indexed, model_server, privat
     model_server.mode = "bad_request"  # HTTP 400: retrying cannot help
     worker = start_worker(embedding_env(model_server))
     second = revision_submit(data=doc("P1", PUBLIC + "\n\nDengan ANC: 26 jam.", public=True)).revision
+    index_after_commit(second.pk)
 
     outcome = worker.wait_log(r"index_revision\[[^\]]+\] (succeeded in [\d.]+s: '\w+'|retry)", timeout=30)
     assert outcome[0].group(1).endswith("'failed'"), worker.log_text()

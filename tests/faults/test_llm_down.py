@@ -84,7 +84,7 @@ def archive():
         source_type="documentation",
         content="# Sinar\n\nSejak 2 Mei 2026 fitur Sinar tersedia untuk semua pelanggan di semua paket.",
     )
-    revision_index(revision_id=revision_submit(data=data, enqueue=False).revision.pk)
+    revision_index(revision_id=revision_submit(data=data).revision.pk)
 
 
 def chat_requests(server: ModelServer, path: str) -> int:

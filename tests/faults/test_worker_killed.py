@@ -13,6 +13,7 @@ import pytest
 from retrieval.ingestion import RevisionInput, revision_index, revision_submit
 from retrieval.models import Chunk, Revision
 from retrieval.search import search
+from retrieval.tasks import index_after_commit
 
 from .conftest import assert_indexed_once, embedding_config, embedding_env, wait_for
 
@@ -35,7 +36,6 @@ def test_worker_killed_mid_ingestion_is_redelivered_and_never_half_visible(
     settings.NALARKU_EMBEDDING = embedding_config(model_server)
     first = revision_submit(
         data=doc("# Sinkronisasi\n\nSinkronisasi berjalan tiap jam.\n\n## Konflik\n\nKonflik diselesaikan manual."),
-        enqueue=False,
     ).revision
     revision_index(revision_id=first.pk)  # through the HTTP provider: the active space is its space
     assert Revision.objects.get(pk=first.pk).status == "active"
@@ -51,6 +51,7 @@ def test_worker_killed_mid_ingestion_is_redelivered_and_never_half_visible(
             f"## Jadwal\n\nJadwal bisa diatur ({MARKER})."
         )
     ).revision
+    index_after_commit(second.pk)
     assert model_server.wait_for_requests(is_second, timeout=60), worker.log_text()
 
     children = worker.children()

@@ -16,8 +16,9 @@ from celery.contrib.testing.worker import start_worker
 from django.db import connection
 
 from nalarku_site.celery import app as celery_app
-from retrieval.ingestion import RevisionInput, revision_submit, revision_sweep
+from retrieval.ingestion import RevisionInput, revision_submit
 from retrieval.models import Revision
+from retrieval.tasks import index_after_commit, sweep
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -40,6 +41,7 @@ def purged_queue():
 
 def submit(key: str, content: str) -> Revision:
     result = revision_submit(data=RevisionInput(key=key, title=key, content=content, public=True))
+    index_after_commit(result.revision.pk)  # as the ingest command and the admin do
     return result.revision
 
 
@@ -66,7 +68,7 @@ def test_broker_down_at_save_then_swept_when_it_returns(purged_queue):
     assert revision.status == "pending"  # saved, nothing lost
 
     with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
-        assert revision_sweep(pending_for=timedelta(0)) == [revision.pk]
+        assert sweep(pending_for=timedelta(0)) == [revision.pk]
         assert wait_for(lambda: Revision.objects.get(pk=revision.pk).status == "active")
 
 

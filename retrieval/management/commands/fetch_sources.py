@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from retrieval.fetching import due_documents, sources_fetch
+from retrieval.tasks import index_after_commit
 
 
 class Command(BaseCommand):
@@ -39,6 +40,8 @@ class Command(BaseCommand):
             keys=keys,
             progress=lambda docs: tqdm(docs, desc="mengambil", unit="dokumen", disable=len(docs) < 2),
         )
+        for revision_id in report.new_revisions:
+            index_after_commit(revision_id)
         counts = report.counts
         self.stdout.write(
             f"Diambil: {sum(counts.values())}; berubah (revisi baru): {counts['changed']}; "

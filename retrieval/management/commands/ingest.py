@@ -27,6 +27,7 @@ from retrieval.sources import (
     read_manifest,
     source_type_key,
 )
+from retrieval.tasks import index_after_commit
 
 
 class Command(BaseCommand):
@@ -133,7 +134,7 @@ class Command(BaseCommand):
                 continue
             if n in fetches:
                 try:
-                    result = fetch_new(data, every_hours=fetches[n], enqueue=not sync, fetcher=fetcher)
+                    result = fetch_new(data, every_hours=fetches[n], fetcher=fetcher)
                 except FetchError as exc:
                     problems.append(InputProblem(where, f"gagal mengambil {data.url}: {exc}"))
                     continue
@@ -141,7 +142,7 @@ class Command(BaseCommand):
                 problems.append(InputProblem(where, f"tidak ada teks yang bisa dibaca sebagai {data.format}"))
                 continue
             else:
-                result = revision_submit(data=data, enqueue=not sync)
+                result = revision_submit(data=data)
             created_docs += result.document_created
             groups_created += result.groups_created
             if result.source_type_created:
@@ -150,6 +151,8 @@ class Command(BaseCommand):
                 unchanged += 1
             else:
                 new_revisions.append((result.revision.key, result.revision.pk))
+                if not sync:
+                    index_after_commit(result.revision.pk)
 
         if fetcher is not None:
             fetcher.close()

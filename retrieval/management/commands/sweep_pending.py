@@ -4,7 +4,7 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from retrieval.ingestion import revision_sweep
+from retrieval.tasks import sweep
 
 
 class Command(BaseCommand):
@@ -19,5 +19,5 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: object, **options: object) -> None:
-        ids = revision_sweep(pending_for=timedelta(minutes=options["minutes"]))
+        ids = sweep(pending_for=timedelta(minutes=options["minutes"]))
         self.stdout.write(f"{len(ids)} revisi diantrikan ulang.")

@@ -47,7 +47,7 @@ from review.answers.generators import ExtractiveGenerator  # noqa: E402
 from review.answers.pipeline import hits_as_of  # noqa: E402
 from review.answers.scorer import INSUFFICIENT, evidence_score, thresholds  # noqa: E402
 from review.answers.text import asks_about_present  # noqa: E402
-from review.evaluation import answer_in_claims  # noqa: E402
+from review.evaluation.runs import answer_in_claims  # noqa: E402
 from review.models import EvalSet  # noqa: E402
 
 

@@ -35,7 +35,7 @@ from ir_measures import R, nDCG  # noqa: E402
 
 from retrieval.search import search  # noqa: E402
 from review.answers.scorer import evidence_score  # noqa: E402
-from review.evaluation import Case, cases_from_beir, cases_from_set  # noqa: E402
+from review.evaluation.runs import Case, cases_from_beir, cases_from_set  # noqa: E402
 from review.models import EvalSet  # noqa: E402
 
 MEASURES = [nDCG @ 10, R @ 10]

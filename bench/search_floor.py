@@ -4,7 +4,7 @@
 
 When the best hit of a hybrid search is less similar to the query than the
 floor, the search desk says "Tidak ada hasil yang cukup relevan"
-(review/search_floor.py). This prints, for floors from 0.70 to 0.90:
+(review/desk/search_floor.py). This prints, for floors from 0.70 to 0.90:
 
 - **kept**: of the questions with gold evidence in the demo set and the
   editor-style dev set (demo/eval.jsonl, demo/editor-dev.jsonl), the share
@@ -45,7 +45,7 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 
 from retrieval.search import search  # noqa: E402
-from review.search_floor import matched_well  # noqa: E402
+from review.desk.search_floor import matched_well  # noqa: E402
 
 FLOORS = [round(0.70 + 0.01 * n, 2) for n in range(21)]
 

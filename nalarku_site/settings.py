@@ -63,7 +63,7 @@ X_FRAME_OPTIONS = "DENY"
 # Behind a TLS-terminating proxy that sets X-Forwarded-Proto (gunicorn behind nginx).
 if env_bool("NALARKU_BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-CSRF_FAILURE_VIEW = "review.htmx_errors.csrf_failure"
+CSRF_FAILURE_VIEW = "review.desk.htmx_errors.csrf_failure"
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("NALARKU_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [
@@ -81,6 +81,8 @@ INSTALLED_APPS = [
     "review.audit.AxesConfig",  # django-axes, named in Indonesian in the admin
     "retrieval",
     "review",
+    "review.desk",  # the editor's pages and template tags
+    "review.evaluation",  # evaluation runs, reports and the eval_* commands
 ]
 
 MIDDLEWARE = [
@@ -102,7 +104,7 @@ MIDDLEWARE = [
     # Request latency per view for /metrics (nalarku_site/metrics.py).
     "nalarku_site.metrics.MetricsMiddleware",
     # An htmx action whose session ended, or that is refused, gets one line to say in place (401/403).
-    "review.htmx_errors.HtmxFailureMiddleware",
+    "review.desk.htmx_errors.HtmxFailureMiddleware",
     "csp.middleware.CSPMiddleware",
     # Last, as django-axes asks: turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -286,19 +288,19 @@ NALARKU_TRUSTED_PROXIES = int(os.environ.get("NALARKU_TRUSTED_PROXIES", "0"))
 # Logins (django-axes, failures in the database, admin under "Percobaan masuk"): lock
 # one account at one address after this many failures within the cool-off,
 # until the cool-off has passed since the last attempt; colleagues behind the
-# same address are not locked with it (review.throttle explains the scopes).
+# same address are not locked with it (review.api.throttle explains the scopes).
 AXES_FAILURE_LIMIT = int(os.environ.get("NALARKU_LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("NALARKU_LOGIN_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]  # the pair; the wider limits below
-AXES_HANDLER = "review.throttle.LoginAttempts"
-AXES_RESET_ON_SUCCESS = True  # only that account's failures from that address (review.throttle.LoginAttempts)
+AXES_HANDLER = "review.api.throttle.LoginAttempts"
+AXES_RESET_ON_SUCCESS = True  # only that account's failures from that address (review.api.throttle.LoginAttempts)
 # Failures from one address, all accounts together, that lock the address
 # (spraying many accounts); and of one account, all addresses together, that
 # lock it everywhere except at addresses it has logged in from lately.
 NALARKU_LOGIN_ADDRESS_LIMIT = int(os.environ.get("NALARKU_LOGIN_ADDRESS_LIMIT", "50"))
 NALARKU_LOGIN_ACCOUNT_LIMIT = int(os.environ.get("NALARKU_LOGIN_ACCOUNT_LIMIT", "20"))
-AXES_LOCKOUT_CALLABLE = "review.throttle.login_lockout_response"
-AXES_CLIENT_IP_CALLABLE = "review.throttle.client_address"
+AXES_LOCKOUT_CALLABLE = "review.api.throttle.login_lockout_response"
+AXES_CLIENT_IP_CALLABLE = "review.api.throttle.client_address"
 # Bearer tokens: this many wrong tokens from one address within the window
 # lock that address out of the API for the window.
 NALARKU_BEARER_THROTTLE = {
@@ -370,7 +372,7 @@ def _optional_float(name: str) -> float | None:
 
 
 # The search desk shows a hit found by meaning alone (no query word in it)
-# only at this cosine similarity or above (review/search_floor.py; chosen by
+# only at this cosine similarity or above (review/desk/search_floor.py; chosen by
 # bench/search_floor.py on the demo archive).
 NALARKU_SEARCH_FLOOR = float(os.environ.get("NALARKU_SEARCH_FLOOR", "0.84"))
 NALARKU_GENERATOR = os.environ.get("NALARKU_GENERATOR", "extractive")

@@ -5,8 +5,8 @@ from django.urls import path
 from django.views.generic import RedirectView
 
 from nalarku_site import health, metrics
-from review import api as review_api
-from review import views
+from review.api import views as review_api
+from review.desk import views
 
 admin.site.site_header = "Nalarku — administrasi arsip"
 admin.site.site_title = "Nalarku"

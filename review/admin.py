@@ -16,9 +16,9 @@ from django.utils.text import capfirst
 
 from retrieval.admin import ByDocument, ReaderScoped
 
+from .api.tokens import token_issue
+from .desk.reviewing import answers_visible_to, claims_visible_to
 from .models import Answer, ApiToken, Claim, ClaimEvidence, EvidenceLookup, Question
-from .reviewing import answers_visible_to, claims_visible_to
-from .tokens import token_issue
 
 
 class ByVisibleClaims(ReaderScoped):

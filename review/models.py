@@ -8,7 +8,7 @@ from django.db import models
 
 class ApiToken(models.Model):
     """A bearer token for scripts, issued per user. Only its SHA-256 is kept;
-    the token itself is shown once, when it is issued (``review.tokens``)."""
+    the token itself is shown once, when it is issued (``review.api.tokens``)."""
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name="pengguna", on_delete=models.CASCADE, related_name="api_tokens"

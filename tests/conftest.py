@@ -73,7 +73,7 @@ def _replica_reads_only_where_declared(request, settings):  # noqa: ANN001
 
 @pytest.fixture(autouse=True)
 def _own_cache_keys(settings):  # noqa: ANN001
-    """Each test counts wrong tokens (review.throttle) under keys of its own:
+    """Each test counts wrong tokens (review.api.throttle) under keys of its own:
     the Redis database is shared between runs, and a count left by an
     earlier run would lock this one out."""
     settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}}

@@ -239,7 +239,7 @@ def test_an_html_table_without_header_cells_gets_its_first_row_as_header(count):
 
 
 def test_a_split_html_table_repeats_its_header_and_rule(count):
-    from review.evidence_html import chunk_html
+    from review.desk.evidence_html import chunk_html
 
     rows = "".join(f"<tr><td>LD-40{n:02d}</td><td>Kuota penyimpanan habis untuk akun {n}</td></tr>" for n in range(30))
     html = f"<p>Daftar kode:</p><table><thead><tr><th>Kode</th><th>Arti</th></tr></thead>{rows}</table>"

@@ -18,7 +18,7 @@ from retrieval.pages import page_label, span_labels, span_pages, text_pages
 from retrieval.search import Hit, search
 from review.answers.contract import AnswerContract
 from review.answers.pipeline import question_ask
-from review.export import answer_export_json, answer_export_markdown
+from review.desk.export import answer_export_json, answer_export_markdown
 from review.models import Answer
 from tests.commands import run_command
 

@@ -18,7 +18,7 @@ from retrieval import sources
 from retrieval.models import Chunk, Document, Revision
 from retrieval.search import search
 from review.answers.pipeline import question_ask
-from review.export import answer_export_markdown
+from review.desk.export import answer_export_markdown
 from review.models import Answer
 from tests.commands import run_command
 

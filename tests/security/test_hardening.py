@@ -123,7 +123,7 @@ def test_production_error_pages_are_the_apps_own_in_indonesian(make_user, monkey
     crashing view get the app's pages, never Django's debug page."""
     from django.test import Client
 
-    from review import views
+    from review.desk import views
 
     client = Client(raise_request_exception=False)
     client.force_login(make_user("editor"))

@@ -19,8 +19,8 @@ from django.test import Client
 from django.urls import reverse
 
 from review.answers.pipeline import question_ask
+from review.api.tokens import token_issue
 from review.models import Answer
-from review.tokens import token_issue
 
 pytestmark = pytest.mark.django_db
 
@@ -366,8 +366,8 @@ def test_the_rights_column_a_reader_who_may_see_but_not_review_changes_nothing(w
 
 
 def test_a_reader_without_the_right_sees_no_ones_notes_and_no_review_counts(world):
+    from review.desk.reviewing import claim_review
     from review.models import Claim
-    from review.reviewing import claim_review
 
     claim = Claim.objects.get(pk=world["claims"][0])
     claim_review(claim=claim, reviewer=world["insider"], status="needs_review", note="catatan-rahasia-editor")
@@ -395,8 +395,8 @@ def test_a_reader_without_the_right_sees_no_ones_notes_and_no_review_counts(worl
 
 
 def test_filter_choices_and_lookup_counts_come_only_from_what_the_viewer_may_see(world, make_user):
+    from review.desk.reviewing import claim_review
     from review.models import Claim, EvidenceLookup, Question
-    from review.reviewing import claim_review
 
     Question.objects.filter(pk=world["answer"].question_id).update(category="rahasia-hukum")
     claim_review(claim=Claim.objects.get(pk=world["claims"][0]), reviewer=world["insider"], status="supported")

@@ -1,7 +1,7 @@
 """Brute force: logins lock one account at one address, and far later one
 address for all accounts, or one account at addresses it has never logged
-in from (django-axes, review/throttle.py); wrong bearer tokens lock the
-address they come from (review/throttle.py); both with an Indonesian 429
+in from (django-axes, review/api/throttle.py); wrong bearer tokens lock the
+address they come from (review/api/throttle.py); both with an Indonesian 429
 and Retry-After. Real PostgreSQL for axes' attempts,
 real Redis for the token counts."""
 
@@ -19,9 +19,9 @@ from django.db.models import F
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
+from review.api.throttle import _keys, client_address
+from review.api.tokens import token_issue
 from review.models import ApiToken
-from review.throttle import _keys, client_address
-from review.tokens import token_issue
 
 pytestmark = pytest.mark.django_db
 

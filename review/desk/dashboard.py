@@ -1,0 +1,66 @@
+"""Evidence-lookup times: median and p90 per editor and per question category."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.db.models import QuerySet
+
+from review.models import Claim, EvidenceLookup
+
+
+@dataclass(frozen=True)
+class LookupStat:
+    label: str
+    count: int
+    median_s: float
+    p90_s: float
+    supported: int
+    needs_review: int
+
+
+def lookup_stats(by: str, *, claims: QuerySet[Claim]) -> list[LookupStat]:
+    """Decided lookups of ``claims`` (those the viewer may see) grouped by
+    ``editor`` or ``category``, slowest p90 first."""
+    field = {"editor": "editor__username", "category": "claim__answer__question__category"}[by]
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for label, duration, outcome in EvidenceLookup.objects.filter(
+        decided_at__isnull=False, claim__in=claims
+    ).values_list(field, "duration_ms", "outcome"):
+        groups.setdefault(label or "(tanpa kategori)", []).append((duration or 0, outcome))
+    stats = []
+    for label, rows in groups.items():
+        seconds = np.array([d for d, _ in rows], dtype=float) / 1000
+        stats.append(
+            LookupStat(
+                label,
+                len(rows),
+                round(float(np.median(seconds)), 1),
+                round(float(np.percentile(seconds, 90)), 1),
+                sum(o == "supported" for _, o in rows),
+                sum(o == "needs_review" for _, o in rows),
+            )
+        )
+    return sorted(stats, key=lambda s: (-s.p90_s, s.label))
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    y: int
+    median_w: int
+    p90_w: int
+    median_s: float
+    p90_s: float
+
+
+def chart_bars(stats: list[LookupStat], *, width: int = 440, row: int = 30) -> tuple[int, list[Bar]]:
+    """Geometry of a horizontal bar chart (median inside p90), scaled to the
+    slowest p90; returns the SVG height and the bars."""
+    top = max((s.p90_s for s in stats), default=0) or 1
+    bars = [
+        Bar(s.label, i * row, round(width * s.median_s / top), round(width * s.p90_s / top), s.median_s, s.p90_s)
+        for i, s in enumerate(stats)
+    ]
+    return len(stats) * row + 6, bars

@@ -1,0 +1,94 @@
+"""Exports of a reviewed answer, for the desk that publishes it: the answer
+contract as JSON (with each claim's review status) and a Markdown summary
+that cites every source with its revision and date. Both are built from
+``contract_for``, so an export holds only what the reader may see now."""
+
+from __future__ import annotations
+
+import json
+
+from review.answers.contract import AnswerContract
+from review.desk.templatetags.nalarku import label, pages, safe_href
+from review.models import Answer, Claim
+
+
+def answer_export_json(*, answer: Answer, contract: AnswerContract, claims: list[Claim], reviews: bool = True) -> str:
+    """``reviews``: the reader may see editors' decisions and notes (the
+    review permission); else the claims come without them."""
+    stored_by_text = {c.text: c for c in claims}
+    data = contract.model_dump(mode="json")
+    data["question"] = answer.question.text
+    for claim in data["claims"] if reviews else []:
+        stored = stored_by_text.get(claim["text"])
+        claim["review"] = {
+            "status": stored.review_status if stored else "pending",
+            "note": stored.review_note if stored else "",
+            "reviewed_at": stored.reviewed_at.isoformat() if stored and stored.reviewed_at else None,
+        }
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def answer_export_markdown(
+    *, answer: Answer, contract: AnswerContract, claims: list[Claim], reviews: bool = True
+) -> str:
+    stored_by_text = {c.text: c for c in claims}
+    lines = [
+        f"# {_one_line(answer.question.text)}",
+        "",
+        f"Status: **{label(contract.status.value)}** · {contract.question_id}",
+        "",
+    ]
+    if contract.claims:
+        lines += ["## Klaim", ""]
+    for n, claim in enumerate(contract.claims, 1):
+        stored = stored_by_text.get(claim.text)
+        review = label(stored.review_status) if stored else label("pending")
+        cites = ", ".join(_cite(eid, claim.pages.get(eid, "")) for eid in claim.evidence_ids)
+        lines.append(f"{n}. {_one_line(claim.text)} {cites}" + (f" — _{review}_" if reviews else ""))
+    if contract.conflicts:
+        lines += ["", "## Sumber bertentangan", ""]
+        for c in contract.conflicts:
+            lines.append(f"- {_one_line(c.note)} ({', '.join(c.evidence_ids)})")
+            lines += _conflict_sides(c)
+    if contract.missing:
+        lines += ["", "## Yang belum ada buktinya", ""] + [f"- {_one_line(m)}" for m in contract.missing]
+    if contract.evidence:
+        lines += ["", "## Sumber", ""]
+    for eid, e in contract.evidence.items():
+        page = f", hlm. {on}" if (on := pages(e)) else ""
+        where = f"{e.title}, revisi {e.revision}{page}, tanggal {e.document_date or 'tidak diketahui'}"
+        flag = f" (sudah diganti; berlaku r{e.current_revision})" if e.superseded and e.current_revision else ""
+        url = safe_href(e.url)
+        lines.append(f"- [{eid}] {_one_line(where)}{flag}" + (f" <{url}>" if url else ""))
+    return "\n".join(lines) + "\n"
+
+
+def _conflict_sides(conflict) -> list[str]:  # noqa: ANN001
+    """Each side under what it says, its sources newest first, its best
+    rank, and which side is newer or more authoritative — as the desk shows."""
+    out = []
+    for n, side in enumerate(conflict.sides if len(conflict.sides) > 1 else []):
+        label = conflict.labels[n] if n < len(conflict.labels) else f"Sisi {n + 1}"
+        rank = f" (peringkat {conflict.ranks[n]})" if n < len(conflict.ranks) else ""
+        marks = [
+            mark
+            for mark, on in (("lebih berwenang", conflict.authoritative == n), ("lebih baru", conflict.newer == n))
+            if on
+        ]
+        out.append(f"  - {_one_line(label)}: {', '.join(side)}{rank}" + (f" — {', '.join(marks)}" if marks else ""))
+    return out
+
+
+def _cite(evidence_id: str, page: str) -> str:
+    """``[D12:r3:p4, hlm. 2]``: the page of what the claim quotes, which may
+    be narrower than the source's page range listed under "Sumber"."""
+    return f"[{evidence_id}, hlm. {page}]" if page else f"[{evidence_id}]"
+
+
+_MARKUP = str.maketrans({c: "\\" + c for c in "\\`*_[]<>!|#"})
+
+
+def _one_line(text: str) -> str:
+    """Quoted text stays text: on one line, with the characters that would
+    open Markdown or HTML of its own (links, images, tags) escaped."""
+    return " ".join((text or "").split()).translate(_MARKUP)

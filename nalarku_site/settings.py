@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "django_htmx",
     "template_partials",
+    "ninja",  # the API docs' Swagger UI from our own static files (the CSP allows no CDN)
     "csp",
     "auditlog",
     "review.audit.AxesConfig",  # django-axes, named in Indonesian in the admin

@@ -1,33 +1,108 @@
 """The JSON API: ``GET /api/search``, ``POST /api/ask`` and
-``POST /api/claims/<id>/review`` (needs the review permission).
+``POST /api/claims/<id>/review`` (needs the review permission), with its
+OpenAPI 3 schema at ``/api/openapi.json`` and interactive docs at
+``/api/docs`` for logged-in users.
+
+Built with django-ninja: the request and response models
+(``review/api/schemas.py``, pydantic, as the answer contract already is)
+generate the schema, so it cannot drift from the code.
 
 Authenticated by the browser session or by ``Authorization: Bearer <token>``
 for scripts. Bearer requests carry no cookies, so they need no CSRF token;
 session requests that change state still go through the CSRF check. Wrong
 tokens are counted per client address; past the limit the address gets 429
-with ``Retry-After`` (review/api/throttle.py). Errors are JSON with a message fit
-for the user and never name documents.
+with ``Retry-After`` (review/api/throttle.py). Errors are ``{"error": …}``
+with a message in Indonesian fit for the user, never naming documents.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from datetime import date
-from functools import wraps
 
-from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
-from django.views.decorators.csrf import csrf_exempt
+from ninja import NinjaAPI, Query
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.renderers import JSONRenderer
+from ninja.security import HttpBearer
 
 from retrieval.search import SearchError, search
+from review.answers.contract import AnswerContract
 from review.answers.pipeline import question_ask
+from review.api.schemas import AskBody, Error, ReviewBody, Reviewed, SearchQuery, SearchResult
 from review.api.throttle import BearerLocked, bearer_authenticate, client_address
 from review.desk.reviewing import can_review, claim_review, claims_visible_to
-from review.models import ClaimReview
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+# Every operation: bad input (400), no or a wrong token (401), an address
+# locked for wrong tokens (429); writes add CSRF (403); the review, 403 and 404.
+ERRORS = {400: Error, 401: Error, 429: Error}
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, *, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.retry_after = status, message, retry_after
+
+
+class SessionOrBearer(HttpBearer):
+    """A bearer token when the request carries an Authorization header (then
+    only the token counts), else the browser session, whose writes need the
+    CSRF token. Declared in the schema as the bearer scheme."""
+
+    def __call__(self, request: HttpRequest) -> object | None:
+        header = request.headers.get("Authorization", "")
+        if header:
+            scheme, _, plain = header.partition(" ")
+            # Only a token actually looked up counts as a failure: a
+            # malformed header guesses nothing.
+            if scheme.lower() != "bearer" or not plain.strip():
+                return None
+            try:
+                user = bearer_authenticate(plain=plain, address=client_address(request))
+            except BearerLocked as locked:
+                raise ApiError(
+                    429,
+                    f"terlalu banyak token yang salah dari alamat ini; coba lagi dalam {locked.retry_after} detik",
+                    retry_after=locked.retry_after,
+                ) from None
+            if user is not None:
+                request.user = user
+            return user
+        if not request.user.is_authenticated:
+            return None
+        if request.method not in SAFE_METHODS:
+            rejected = CsrfViewMiddleware(lambda r: HttpResponse()).process_view(request, None, (), {})
+            if rejected is not None:
+                raise ApiError(403, "token CSRF tidak ada atau tidak valid")
+        return request.user
+
+    def authenticate(self, request: HttpRequest, token: str) -> object | None:  # the schema's bearer scheme
+        return None
+
+
+class Renderer(JSONRenderer):
+    """Indonesian text as it is rather than as \\u escapes."""
+
+    json_dumps_params = {"ensure_ascii": False}
+
+
+class Api(NinjaAPI):
+    def get_content_type(self) -> str:
+        return "application/json"  # UTF-8 is JSON's own encoding; no charset, as Django's JsonResponse
+
+
+api = Api(
+    renderer=Renderer(),
+    title="Nalarku API",
+    version="1",
+    description="Cari bukti di arsip dan susun jawaban berklaim, sebagai pengguna yang izin grupnya berlaku.",
+    auth=SessionOrBearer(),
+    urls_namespace="api",
+    docs_decorator=login_required,
+)
 
 
 def error(status: int, message: str, *, retry_after: int | None = None) -> JsonResponse:
@@ -39,153 +114,119 @@ def error(status: int, message: str, *, retry_after: int | None = None) -> JsonR
     return response
 
 
-def api_view(*methods: str) -> Callable:
-    """Method check, session-or-bearer authentication, CSRF for session
-    writes, and SearchError → 400, around a view returning a dict."""
-
-    def decorate(view: Callable[..., dict]) -> Callable[..., HttpResponse]:
-        @csrf_exempt
-        @wraps(view)
-        def wrapper(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
-            if request.method not in methods:
-                return error(405, f"metode {request.method} tidak didukung; gunakan {', '.join(methods)}")
-            header = request.headers.get("Authorization", "")
-            if header:
-                scheme, _, plain = header.partition(" ")
-                user = None
-                # Only a token actually looked up counts as a failure: a
-                # malformed header guesses nothing.
-                if scheme.lower() == "bearer" and plain.strip():
-                    try:
-                        user = bearer_authenticate(plain=plain, address=client_address(request))
-                    except BearerLocked as locked:
-                        return error(
-                            429,
-                            "terlalu banyak token yang salah dari alamat ini; coba lagi dalam "
-                            f"{locked.retry_after} detik",
-                            retry_after=locked.retry_after,
-                        )
-                if user is None:
-                    return error(401, "token tidak valid atau sudah dicabut")
-                request.user = user
-            elif not request.user.is_authenticated:
-                return error(401, "masuk terlebih dahulu atau kirim header Authorization: Bearer <token>")
-            elif request.method not in SAFE_METHODS:
-                rejected = CsrfViewMiddleware(lambda r: HttpResponse()).process_view(request, None, (), {})
-                if rejected is not None:
-                    return error(403, "token CSRF tidak ada atau tidak valid")
-            try:
-                payload = view(request, *args, **kwargs)
-            except (SearchError, ParameterError) as exc:
-                return error(400, str(exc))
-            except ApiError as exc:
-                return error(exc.status, exc.message)
-            return JsonResponse(payload, json_dumps_params={"ensure_ascii": False})
-
-        return wrapper
-
-    return decorate
+@api.exception_handler(ApiError)
+def _api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
+    return error(exc.status, exc.message, retry_after=exc.retry_after)
 
 
-class ParameterError(ValueError):
-    """A request parameter that cannot be parsed; the message names it."""
+@api.exception_handler(SearchError)
+def _search_error(request: HttpRequest, exc: SearchError) -> HttpResponse:
+    return error(400, str(exc))
 
 
-class ApiError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status, self.message = status, message
+@api.exception_handler(HttpError)
+def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    """What django-ninja raises itself: a body that is not JSON (400)."""
+    if exc.status_code == 400:
+        return error(400, "badan permintaan harus JSON, mis. " + _EXAMPLES.get(request.path, "{}"))
+    return error(exc.status_code, "permintaan tidak dapat diproses")
 
 
-def json_body(request: HttpRequest, example: str) -> dict:
-    try:
-        body = json.loads(request.body or b"{}")
-    except ValueError:
-        raise ParameterError(f"badan permintaan harus JSON, mis. {example}") from None
-    if not isinstance(body, dict):
-        raise ParameterError(f"badan permintaan harus objek JSON, mis. {example}")
-    return body
+@api.exception_handler(AuthenticationError)
+def _unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    if request.headers.get("Authorization"):
+        return error(401, "token tidak valid atau sudah dicabut")
+    return error(401, "masuk terlebih dahulu atau kirim header Authorization: Bearer <token>")
 
 
-def int_param(params: QueryDict, name: str, default: int) -> int:
-    raw = params.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ParameterError(f"parameter '{name}' harus bilangan bulat, bukan {raw[:20]!r}") from None
+_REASONS = {
+    "missing": "wajib diisi",
+    "int_parsing": "harus bilangan bulat",
+    "int_type": "harus bilangan bulat",
+    "string_type": "harus teks",
+    "literal_error": "harus salah satu dari {expected}",
+    "string_too_long": "paling banyak {max_length} karakter",
+    "model_attributes_type": "harus objek JSON",
+    "dict_type": "harus objek JSON",
+}
 
 
-def bool_param(params: QueryDict, name: str, default: bool | None = False) -> bool | None:
-    raw = params.get(name, "").strip().lower()
-    if not raw:
-        return default
-    if raw in ("1", "true", "ya", "yes"):
-        return True
-    if raw in ("0", "false", "tidak", "no"):
-        return False
-    raise ParameterError(f"parameter '{name}' harus 1/0 atau true/false")
+@api.exception_handler(ValidationError)
+def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    """The first problem, in Indonesian, naming the parameter or field."""
+    first = exc.errors[0] if exc.errors else {}
+    loc = [str(part) for part in first.get("loc", ())]
+    where = "parameter" if loc[:1] == ["query"] else "field"
+    # ("query", "k"), ("body", "body", "question"); ("body", "body") is the body itself.
+    name = loc[-1] if len(loc) >= 2 and loc[-1] not in ("body", "params") else ""
+    kind = first.get("type", "")
+    if kind in ("json_invalid", "model_attributes_type", "dict_type") or (where == "field" and not name):
+        return error(400, "badan permintaan harus objek JSON, mis. " + _EXAMPLES.get(request.path, "{}"))
+    if kind == "value_error":
+        reason = str(first.get("ctx", {}).get("error", first.get("msg", "")))
+    else:
+        reason = _REASONS.get(kind, "tidak valid").format(**first.get("ctx", {}))
+    given = first.get("input")
+    if kind.startswith("int_") and isinstance(given, str):
+        reason += f", bukan {given[:20]!r}"
+    return error(400, f"{where} '{name}' {reason}")
 
 
-@api_view("GET")
-def search_api(request: HttpRequest) -> dict:
-    """``GET /api/search?q=&k=&mode=&pool=&include_superseded=&rerank=&expand=``"""
-    params = request.GET
-    if "q" not in params:
-        raise ParameterError("parameter 'q' (pertanyaan) wajib diisi")
-    k = int_param(params, "k", 10)
+_EXAMPLES = {"/api/ask": '{"question": "..."}'}
+
+
+@api.get("/search", response={200: SearchResult, **ERRORS}, summary="Cari bukti", url_name="api-search")
+def search_api(request: HttpRequest, params: Query[SearchQuery]) -> dict:
+    """Hybrid, lexical or vector search over what the caller may read."""
+    k = params.k if params.k is not None else 10
     response = search(
-        params["q"],
+        params.q,
         request.user,
         k=k,
-        pool=int_param(params, "pool", max(50, k)),
-        mode=params.get("mode", "hybrid").strip() or "hybrid",
-        include_superseded=bool_param(params, "include_superseded"),
-        rerank=bool_param(params, "rerank", None),
-        expand=bool_param(params, "expand", True),
+        pool=params.pool if params.pool is not None else max(50, k),
+        mode=params.mode.strip() or "hybrid",
+        include_superseded=bool(params.include_superseded),
+        rerank=params.rerank,
+        expand=params.expand if params.expand is not None else True,
     )
     return response.as_dict()
 
 
-@api_view("POST")
-def ask_api(request: HttpRequest) -> dict:
-    """``POST /api/ask`` with JSON ``{"question": "...", "as_of": "YYYY-MM-DD" | null}``."""
-    body = json_body(request, '{"question": "..."}')
-    if not isinstance(body.get("question"), str):
-        raise ParameterError("field 'question' (teks) wajib diisi")
-    as_of = body.get("as_of")
-    if as_of is not None:
+@api.post("/ask", response={200: AnswerContract, 403: Error, **ERRORS}, summary="Susun jawaban", url_name="api-ask")
+def ask_api(request: HttpRequest, body: AskBody) -> AnswerContract:
+    """An answer drafted as claims, each tied to the evidence that supports
+    it, from what the caller may read; ``insufficient_evidence`` when the
+    evidence does not answer."""
+    as_of = None
+    if body.as_of is not None:
         try:
-            as_of = date.fromisoformat(as_of) if isinstance(as_of, str) else None
+            as_of = date.fromisoformat(body.as_of)
         except ValueError:
-            as_of = None
-        if as_of is None:
-            raise ParameterError("field 'as_of' harus tanggal YYYY-MM-DD atau null")
+            raise ApiError(400, "field 'as_of' harus tanggal YYYY-MM-DD atau null") from None
         if as_of > timezone.localdate():
-            raise ParameterError("field 'as_of' tidak boleh tanggal di masa depan")
-    asked = question_ask(text=body["question"], user=request.user, as_of=as_of)
-    return asked.contract.model_dump(mode="json")
+            raise ApiError(400, "field 'as_of' tidak boleh tanggal di masa depan")
+    return question_ask(text=body.question, user=request.user, as_of=as_of).contract
 
 
-@api_view("POST")
-def claim_review_api(request: HttpRequest, pk: int) -> dict:
-    """``POST /api/claims/<id>/review`` with ``{"status": "supported" | "needs_review", "note": "..."}``.
-    A claim the caller may not see is a 404 like a missing one; one they may
-    see but not judge is a 403."""
+@api.post(
+    "/claims/{pk}/review",
+    response={200: Reviewed, 403: Error, 404: Error, **ERRORS},
+    summary="Nilai klaim",
+    url_name="api-claim-review",
+)
+def claim_review_api(request: HttpRequest, pk: int, body: ReviewBody) -> dict:
+    """Mark a claim ``supported`` or ``needs_review``. A claim the caller may
+    not see is a 404 like a missing one; one they may see but not judge is a
+    403 (the review permission, ``review.review_claim``)."""
     claim = claims_visible_to(request.user).filter(pk=pk).first()
     if claim is None:
         raise ApiError(404, "klaim tidak ditemukan")
     if not can_review(request.user):
         raise ApiError(403, "meninjau klaim memerlukan hak peninjau")
-    body = json_body(request, '{"status": "supported", "note": "..."}')
-    status, note = body.get("status"), body.get("note", "")
-    if status not in (ClaimReview.SUPPORTED, ClaimReview.NEEDS_REVIEW) or not isinstance(note, str):
-        raise ParameterError("field 'status' harus 'supported' atau 'needs_review'; 'note' (opsional) teks")
     try:
-        claim = claim_review(claim=claim, reviewer=request.user, status=status, note=note)
+        claim = claim_review(claim=claim, reviewer=request.user, status=body.status, note=body.note)
     except ValueError as exc:
-        raise ParameterError(str(exc)) from None
+        raise ApiError(400, str(exc)) from None
     return {
         "claim": claim.pk,
         "status": claim.review_status,

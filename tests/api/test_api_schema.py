@@ -1,4 +1,5 @@
-"""The JSON API's OpenAPI 3 schema, and every endpoint's real responses —
+"""The JSON API's OpenAPI 3 schema (valid by openapi-spec-validator), and
+every endpoint's real responses —
 successes and errors, by session and by bearer token — validated against
 it (jsonschema, Draft 2020-12, the schema's own components as $refs). The
 docs page is for logged-in users; the bearer scheme is declared."""
@@ -11,6 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 from jsonschema import Draft202012Validator
+from openapi_spec_validator import validate as validate_openapi
 
 from review.api.tokens import token_issue
 from review.models import Answer, Claim, ClaimReview
@@ -47,6 +49,7 @@ def archive(make_revision):
 
 def test_the_schema_declares_every_endpoint_its_models_and_the_bearer_scheme(schema):
     assert schema["openapi"].startswith("3.")
+    validate_openapi(schema)  # a valid OpenAPI 3 document (openapi-spec-validator raises otherwise)
     assert {"/api/search", ASK_PATH, REVIEW_PATH} <= set(schema["paths"])
     assert schema["components"]["securitySchemes"] == {"SessionOrBearer": {"type": "http", "scheme": "bearer"}}
     for path, method in (("/api/search", "get"), (ASK_PATH, "post"), (REVIEW_PATH, "post")):

@@ -59,14 +59,19 @@ def page_of(offset: int, page_starts: list[int]) -> int | None:
 # --- PDF ------------------------------------------------------------------------
 
 
+# Readers (Acrobat, pdf.js, pdfminer) look for the header within the first
+# 1,024 bytes: a program's banner before %PDF happens in the wild.
+PDF_HEADER_WITHIN = 1024
+
+
 def pdf_to_markdown(data: bytes) -> Converted:
     import pdfplumber
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
     from pdfminer.pdfparser import PDFSyntaxError
     from pdfplumber.utils.exceptions import PdfminerException
 
-    if not data.lstrip()[:5].startswith(b"%PDF"):
-        raise ConversionError("bukan file PDF (tidak diawali %PDF)")
+    if b"%PDF-" not in data[:PDF_HEADER_WITHIN]:
+        raise ConversionError("bukan file PDF (tidak ada %PDF- di 1.024 bita pertama)")
     try:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
             pages = [list(_page_lines(page)) for page in pdf.pages]

@@ -55,7 +55,9 @@ from markdown_it import MarkdownIt
 # v4: an HTML table is a Markdown table (header row, ``|---|`` rule, every
 # column, ``\|`` in cells), so it renders as one; Markdown heading titles
 # (breadcrumbs) are their text without inline markup (no `backticks`).
-CHUNKER_VERSION = "structure-v4"
+# v5: a heading with no text under it that leaves the breadcrumb is a unit of
+# the next chunk's text (or of a last chunk), never lost.
+CHUNKER_VERSION = "structure-v5"
 
 TokenCounter = Callable[[str], int]
 
@@ -722,11 +724,24 @@ def _is_lead_in(block: Block) -> bool:
     return block.kind == "paragraph" and block.text.rstrip().endswith(":")
 
 
+def _heading_unit(heading: Block) -> _Unit:
+    return _Unit("heading", [Piece(heading.text, heading.start, heading.end)])
+
+
 def _sections(blocks: list[Block]) -> Iterator[tuple[tuple[str, ...], list[_Unit]]]:
     """Yield (heading path, units) per section; a lead-in paragraph joins the
-    list or table right after it, and its last sentence is what a split repeats."""
+    list or table right after it, and its last sentence is what a split repeats.
+
+    A heading with no text under it is never lost. Followed by a deeper
+    heading, it stays in the breadcrumb of what follows. Followed by one of
+    its own level or higher, or ending the document, it leaves the
+    breadcrumb; it becomes a unit of its own, at the head of the next
+    section's text (or a last section holding only it), so it can be quoted
+    and searched."""
     path: list[tuple[int, str]] = []
     units: list[_Unit] = []
+    empty: list[Block] = []  # headings on the path with nothing under them yet
+    orphans: list[_Unit] = []  # empty headings that left the breadcrumb
     i = 0
     while i < len(blocks):
         block = blocks[i]
@@ -734,10 +749,18 @@ def _sections(blocks: list[Block]) -> Iterator[tuple[tuple[str, ...], list[_Unit
             if units:
                 yield tuple(title for _, title in path), units
                 units = []
+            orphans += [_heading_unit(h) for h in empty if h.level >= block.level]
+            empty = [h for h in empty if h.level < block.level] + [block]
             path = [(level, title) for level, title in path if level < block.level]
             path.append((block.level, block.text))
             i += 1
             continue
+        if orphans:
+            # The chunk's text starts at the first orphan: the headings between
+            # it and this text are in it too, as the source reads.
+            first = orphans[0].parts[0].start
+            units, orphans = orphans + [_heading_unit(h) for h in empty if h.start > first], []
+        empty = []
         header = block.parts[: block.header]
         following = blocks[i + 1] if i + 1 < len(blocks) else None
         if _is_lead_in(block) and following is not None and following.kind in ("list", "table"):
@@ -747,8 +770,9 @@ def _sections(blocks: list[Block]) -> Iterator[tuple[tuple[str, ...], list[_Unit
             continue
         units.append(_Unit(block.kind, list(block.parts), context=header))
         i += 1
-    if units:
-        yield tuple(title for _, title in path), units
+    orphans += [_heading_unit(h) for h in empty]
+    if units or orphans:
+        yield tuple(title for _, title in path), units + orphans
 
 
 class _Packer:

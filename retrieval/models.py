@@ -252,6 +252,7 @@ class ChunkKind(models.TextChoices):
     TABLE = "table", "Tabel"
     CODE = "code", "Kode"
     MIXED = "mixed", "Campuran"
+    HEADING = "heading", "Judul"  # headings with no text under them (chunker v5)
 
 
 class Chunk(models.Model):

@@ -260,3 +260,22 @@ def test_markdown_heading_breadcrumbs_are_text_without_markup(count):
         max_tokens=256,
     )
     assert [c.breadcrumb for c in chunks] == ["Panduan CLI > Perintah lintas sync"]
+
+
+def test_a_heading_with_no_text_under_it_is_never_lost():
+    """Followed by a heading of its own level it leaves the breadcrumb, so it
+    heads the next chunk's text; at the end of a page it is a last chunk."""
+
+    def chunk(source: str, fmt: str) -> list:
+        return chunk_document(source, fmt, title="Panduan", count=lambda t: len(t.split()), max_tokens=256)
+
+    markdown = "# Panduan\n\n## Kosong\n\n## Isi\n\nTeks di bawah Isi.\n\n## Penutup\n"
+    first, last = chunk(markdown, "markdown")
+    assert first.heading_path == ("Panduan", "Isi") and first.text.startswith("## Kosong\n\n## Isi\n\n")
+    assert last.heading_path == ("Panduan", "Penutup") and last.text == "## Penutup" and last.kind == "heading"
+    html = "<h1>Panduan</h1><h2>Kosong</h2><h2>Isi</h2><p>Teks di bawah Isi.</p><h2>Penutup</h2>"
+    first, last = chunk(html, "html")
+    assert first.text == "Kosong\n\nIsi\n\nTeks di bawah Isi." and last.text == "Penutup"
+    # A heading followed by a deeper one stays a breadcrumb, not text.
+    (only,) = chunk("# Panduan\n\n## Bab\n\n### Pasal\n\nIsi pasal.\n", "markdown")
+    assert only.heading_path == ("Panduan", "Bab", "Pasal") and only.text == "Isi pasal."

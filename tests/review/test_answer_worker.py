@@ -3,20 +3,16 @@ artefact (and the embedder) itself after the fork and answers."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
-from urllib.parse import quote
 
 import pytest
-from django.db import connection
 
 from nalarku_site.celery import app as celery_app
 from review.answers.pipeline import question_submit
 from review.answers.scorer import artefact
 from review.models import Answer
 from review.tasks import answer_after_commit
+from tests.workers import worker_process
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -31,31 +27,8 @@ def test_a_prefork_worker_scores_answers(make_revision, make_user, tmp_path):
     )
     artefact()  # the parent has its copy; the child must not depend on it
     celery_app.control.purge()
-    db = connection.settings_dict
-    host = db["HOST"] or db.get("OPTIONS", {}).get("host", "")
-    env = {**os.environ, "DATABASE_URL": f"postgresql://{db['USER']}@{quote(host, safe='')}/{db['NAME']}"}
     log = tmp_path / "worker.log"
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "nalarku_site",
-            "worker",
-            "-P",
-            "prefork",
-            "-c",
-            "1",
-            "--without-gossip",
-            "--without-mingle",
-            "--logfile",
-            str(log),
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    worker = worker_process(log)
     try:
         question = question_submit(text="Berapa jam waktu pemutaran KR-220X?", user=make_user("editor"))
         answer_after_commit(question.pk)  # as the desk's view does

@@ -375,17 +375,23 @@ VACUUM ANALYZE bench_wide_termstat;
 """
 
 
-def wide_layout() -> float:
-    """Build the wide copy unless it is there; seconds taken (0 when reused)."""
+def layout_copy(table: str, statements: str, maintenance_work_mem: str) -> float:
+    """Build a copy of the postings in another layout (``statements``)
+    unless ``table`` is there; seconds taken (0 when reused)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT to_regclass('bench_wide_termstat') IS NOT NULL")
+        cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [table])
         if cursor.fetchone()[0]:
             return 0.0
         started = time.perf_counter()
-        cursor.execute("SET maintenance_work_mem = '1GB'")
-        for statement in filter(str.strip, WIDE_LAYOUT.split(";")):
+        cursor.execute("SELECT set_config('maintenance_work_mem', %s, false)", [maintenance_work_mem])
+        for statement in filter(str.strip, statements.split(";")):
             cursor.execute(statement)
         return time.perf_counter() - started
+
+
+def wide_layout() -> float:
+    """The layout before migration 0005, copied for comparison."""
+    return layout_copy("bench_wide_termstat", WIDE_LAYOUT, "1GB")
 
 
 # Declarative partitioning of the postings by hash of the term (issue 22):
@@ -413,16 +419,8 @@ VACUUM ANALYZE bench_part_posting;
 
 
 def partitioned_layout(maintenance_work_mem: str) -> float:
-    """Build the partitioned copy unless it is there; seconds taken (0 when reused)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT to_regclass('bench_part_posting') IS NOT NULL")
-        if cursor.fetchone()[0]:
-            return 0.0
-        started = time.perf_counter()
-        cursor.execute("SELECT set_config('maintenance_work_mem', %s, false)", [maintenance_work_mem])
-        for statement in filter(str.strip, PARTITIONED_LAYOUT.split(";")):
-            cursor.execute(statement)
-        return time.perf_counter() - started
+    """The postings hash-partitioned by term, copied for comparison."""
+    return layout_copy("bench_part_posting", PARTITIONED_LAYOUT, maintenance_work_mem)
 
 
 def partitioned_sql(sql: str | None = None) -> str:

@@ -14,17 +14,11 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_editor_flow import QUESTION, login
+from .test_editor_flow import ask, login
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 PHONE = {"width": 390, "height": 844}
-
-
-def _ask(page: Page) -> None:
-    page.get_by_label("Pertanyaan").fill(QUESTION)
-    page.get_by_role("button", name="Cari bukti dan susun jawaban").click()
-    page.wait_for_url(re.compile(r"/jawaban/\d+/"), timeout=90_000)
 
 
 def _sides(page: Page) -> list[dict]:
@@ -45,7 +39,7 @@ def _sides(page: Page) -> list[dict]:
 
 def test_conflict_sides_weighed_grouped_and_claims_first_on_a_phone(page, live_server, demo_subset, worker):
     login(page, live_server.url, "editor")
-    _ask(page)
+    ask(page)
     expect(page.get_by_role("heading", name="Sumber bertentangan")).to_be_visible()
     sides = _sides(page)
     assert len(sides) == 2, sides

@@ -16,7 +16,7 @@ from playwright.sync_api import Page, expect
 
 from review.models import Claim, EvidenceLookup
 
-from .test_editor_flow import QUESTION, login
+from .test_editor_flow import ask, login
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -34,17 +34,11 @@ def _focused(page: Page, element_id: str) -> None:
     page.wait_for_function("id => document.activeElement && document.activeElement.id === id", arg=element_id)
 
 
-def _ask(page: Page) -> None:
-    page.get_by_label("Pertanyaan").fill(QUESTION)
-    page.get_by_role("button", name="Cari bukti dan susun jawaban").click()
-    page.wait_for_url(re.compile(r"/jawaban/\d+/"), timeout=90_000)
-
-
 def test_a_day_of_review_with_an_ended_session(page, live_server, demo_subset, worker):
     errors = _console_errors(page)
     base = live_server.url
     login(page, base, "editor")
-    _ask(page)
+    ask(page)
     answer_url = page.url
     rows = page.locator("[data-claim]")
     assert rows.count() >= 3, "the demo question's answer has at least three claims"
@@ -120,7 +114,7 @@ def test_a_day_of_review_with_an_ended_session(page, live_server, demo_subset, w
 def test_a_refusal_is_said_in_the_claims_alert_line(page, live_server, demo_subset, worker):
     errors = _console_errors(page)
     login(page, live_server.url, "editor")
-    _ask(page)
+    ask(page)
     first = page.locator("[data-claim]").first
     first_id = first.get_attribute("id")
     # The editor's review right is taken away while the page is open.

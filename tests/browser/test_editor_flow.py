@@ -26,6 +26,13 @@ def login(page: Page, base: str, username: str) -> None:
     expect(page.get_by_role("heading", name="Tanya arsip")).to_be_visible()
 
 
+def ask(page: Page, question: str = QUESTION) -> None:
+    """Ask from the home page and wait for the answer's page."""
+    page.get_by_label("Pertanyaan").fill(question)
+    page.get_by_role("button", name="Cari bukti dan susun jawaban").click()
+    page.wait_for_url(re.compile(r"/jawaban/\d+/"), timeout=90_000)
+
+
 def test_editor_asks_reviews_and_the_lookup_is_timed(page, live_server, demo_subset, worker, shoot):
     base = live_server.url
     page.goto(f"{base}/masuk/")

@@ -20,7 +20,7 @@ from __future__ import annotations
 from datetime import date
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
 from ninja import NinjaAPI, Query
@@ -130,6 +130,12 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     if exc.status_code == 400:
         return error(400, "badan permintaan harus JSON, mis. " + _EXAMPLES.get(request.path, "{}"))
     return error(exc.status_code, "permintaan tidak dapat diproses")
+
+
+@api.exception_handler(Http404)
+def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+    """django-ninja's own 404 says "Not Found"; ours says it in Indonesian."""
+    return error(404, "tidak ditemukan")
 
 
 @api.exception_handler(AuthenticationError)

@@ -148,3 +148,15 @@ def test_review_responses_match_the_schema(schema, archive, make_user):
     refused = no_right.post(url, body, content_type="application/json")
     assert refused.status_code == 403
     assert_valid(schema, REVIEW_PATH, "post", refused)
+
+
+def test_the_frameworks_own_errors_speak_indonesian(rf, make_user):
+    from django.http import Http404
+
+    from review.api.views import api
+
+    request = rf.get("/api/search")
+    handler = api._lookup_exception_handler(Http404("x"))
+    response = handler(request, Http404("x"))
+    assert response.status_code == 404 and json.loads(response.content) == {"error": "tidak ditemukan"}
+

@@ -159,4 +159,3 @@ def test_the_frameworks_own_errors_speak_indonesian(rf, make_user):
     handler = api._lookup_exception_handler(Http404("x"))
     response = handler(request, Http404("x"))
     assert response.status_code == 404 and json.loads(response.content) == {"error": "tidak ditemukan"}
-

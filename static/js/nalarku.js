@@ -58,18 +58,47 @@
 
   // A filter form that pushes its URL (history's filters) stays in the page
   // while its results are swapped. htmx's Back restores a snapshot of the
-  // page's HTML, where a field holds its attribute, not what was chosen: so
-  // once results have been swapped in, the fields' attributes are set to the
-  // values those results were asked with, and Back shows them together.
-  document.addEventListener("htmx:afterSettle", function (event) {
-    var form = event.detail.requestConfig ? event.detail.requestConfig.elt : null;
-    if (!form || form.tagName !== "FORM" || !form.hasAttribute("hx-push-url") || !form.isConnected) return;
-    form.querySelectorAll("input, select, textarea").forEach(function (field) {
-      if (field.type === "checkbox" || field.type === "radio") field.toggleAttribute("checked", field.checked);
-      else if (field.tagName === "SELECT") {
-        Array.prototype.forEach.call(field.options, function (o) { o.toggleAttribute("selected", o.selected); });
-      } else if (field.tagName === "TEXTAREA") field.textContent = field.value;
-      else field.setAttribute("value", field.value);
+  // page's HTML, where a field holds its attribute, not what was chosen. The
+  // snapshot is taken just before the next URL is pushed, when the fields
+  // already hold the new choice: so the fields' attributes are set to the
+  // values in the URL being saved (the ones its results were asked with),
+  // and what the editor has just chosen is put back once it is taken.
+  document.addEventListener("htmx:beforeHistorySave", function (event) {
+    var asked = new URL(event.detail.path, location.href).searchParams;
+    var live = [];
+    document.querySelectorAll("form[hx-push-url]").forEach(function (form) {
+      var fields = form.querySelectorAll("input[name], select[name], textarea[name]");
+      // A URL that names none of the form's fields is the page as served:
+      // its attributes are already the ones it was served with.
+      if (!Array.prototype.some.call(fields, function (f) { return asked.has(f.name); })) return;
+      fields.forEach(function (field) {
+        var values = asked.getAll(field.name);
+        // A form leaves an unticked box out of its URL; any other field left
+        // out (a default the server chose) keeps the attribute it was served with.
+        if (!values.length && field.type !== "checkbox") return;
+        if (field.type === "checkbox" || field.type === "radio") {
+          live.push([field, field.checked]);
+          field.toggleAttribute("checked", values.indexOf(field.value) >= 0);
+        } else if (field.tagName === "SELECT") {
+          live.push([field, Array.prototype.map.call(field.options, function (o) { return o.selected; })]);
+          Array.prototype.forEach.call(field.options, function (o) {
+            o.toggleAttribute("selected", values.indexOf(o.value) >= 0);
+          });
+        } else {
+          live.push([field, field.value]);
+          if (field.tagName === "TEXTAREA") field.textContent = values[0] || "";
+          else field.setAttribute("value", values[0] || "");
+        }
+      });
+    });
+    queueMicrotask(function () {
+      live.forEach(function (pair) {
+        var field = pair[0], value = pair[1];
+        if (field.type === "checkbox" || field.type === "radio") field.checked = value;
+        else if (field.tagName === "SELECT") {
+          Array.prototype.forEach.call(field.options, function (o, n) { o.selected = value[n]; });
+        } else field.value = value;
+      });
     });
   });
 

@@ -18,9 +18,10 @@ format: install  ## ruff: sort imports, apply the safe fixes, format
 	uv run --frozen ruff check --fix .
 	uv run --frozen ruff format .
 
-test: install  ## the whole suite, on real PostgreSQL+pgvector, real Redis, real Chromium
+test: install  ## the whole suite, on real PostgreSQL+pgvector, real Redis, real Chromium, real OCR
 	scripts/ensure-redis.sh
 	scripts/ensure-chromium.sh
+	scripts/ensure-ocr.sh
 	REDIS_URL=$${REDIS_TEST_URL:-redis://127.0.0.1:6379/15} uv run --frozen python -m pytest $(PYTEST_ARGS)
 
 screenshots: install  ## the README's screenshots (docs/screenshots/), from the editor's walk in Chromium

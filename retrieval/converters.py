@@ -4,7 +4,8 @@ A PDF's text layer is read with pdfplumber (pdfminer.six underneath): it
 gives each character's font size, so headings can be told from body text,
 and it finds ruled tables. Pages are kept: ``Converted.page_starts`` holds
 the offset in the text where each page begins, so every chunk of a PDF
-knows its page ("hlm. 3"). A DOCX is read with python-docx: heading styles,
+knows its page ("hlm. 3"). Pages without a text layer (scans) are OCR'd
+first (``retrieval.ocr``) and ``Converted.ocr_pages`` names them. A DOCX is read with python-docx: heading styles,
 list paragraphs and tables become Markdown headings, items and tables. Word
 has no fixed pages (they depend on rendering), so a DOCX has none.
 
@@ -36,6 +37,7 @@ class ConversionError(ValueError):
 class Converted:
     text: str  # Markdown
     page_starts: list[int] = field(default_factory=list)  # offset of page 1, 2, … in ``text``; empty: no pages
+    ocr_pages: list[int] = field(default_factory=list)  # the 1-based pages whose text came from OCR
 
 
 def convert(data: bytes, fmt: str) -> Converted:
@@ -65,16 +67,51 @@ PDF_HEADER_WITHIN = 1024
 
 
 def pdf_to_markdown(data: bytes) -> Converted:
+    if b"%PDF-" not in data[:PDF_HEADER_WITHIN]:
+        raise ConversionError("bukan file PDF (tidak ada %PDF- di 1.024 bita pertama)")
+    pages, pictured = _pdf_pages(data)
+    # A page with a picture and no text layer is a scan: OCR gives it one and
+    # it is read again like the others (pages with text are left as they
+    # were). A page with neither is blank and is not sent to OCR.
+    scanned = [n for n, page in enumerate(pages, start=1) if n in pictured and not any(t for _, t, _ in page)]
+    if scanned:
+        from .ocr import OcrError, ocr_pdf
+
+        try:
+            recognised, _ = _pdf_pages(ocr_pdf(data, scanned))
+        except OcrError as exc:
+            raise ConversionError(str(exc)) from None
+        for n in scanned:
+            pages[n - 1] = recognised[n - 1]
+    if not any(text for page in pages for _, text, _ in page):
+        raise ConversionError(
+            f"PDF tanpa teks yang terbaca ({len(pages)} halaman): tidak ada lapisan teks"
+            + (" dan OCR tidak menemukan teks di dalamnya" if scanned else " maupun gambar pindaian untuk OCR")
+        )
+    sizes = [size for page in pages for kind, text, size in page if kind == "line" for _ in text.split()]
+    body = statistics.median(sizes) if sizes else 0
+    heading_sizes = sorted({round(s, 1) for s in sizes if s >= body * 1.2}, reverse=True)[:3]
+    text, starts = "", []
+    for page in pages:
+        starts.append(len(text))
+        blocks = list(_pdf_blocks(page, body, heading_sizes))
+        text += _join(blocks) + ("\n\n" if blocks else "")
+    ocr_pages = [n for n in scanned if any(text for _, text, _ in pages[n - 1])]
+    return Converted(text.rstrip() + "\n", starts, ocr_pages)
+
+
+def _pdf_pages(data: bytes) -> tuple[list[list[tuple[str, str, float]]], set[int]]:
+    """Each page's lines, gaps and tables, and the 1-based pages holding a
+    picture; a file pdfplumber cannot open is a ``ConversionError``."""
     import pdfplumber
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
     from pdfminer.pdfparser import PDFSyntaxError
     from pdfplumber.utils.exceptions import PdfminerException
 
-    if b"%PDF-" not in data[:PDF_HEADER_WITHIN]:
-        raise ConversionError("bukan file PDF (tidak ada %PDF- di 1.024 bita pertama)")
     try:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
             pages = [list(_page_lines(page)) for page in pdf.pages]
+            return pages, {n for n, page in enumerate(pdf.pages, start=1) if page.images}
     except (PDFPasswordIncorrect, PDFEncryptionError):
         raise ConversionError(
             "PDF terenkripsi dengan kata sandi; simpan ulang tanpa sandi lalu masukkan lagi"
@@ -88,19 +125,6 @@ def pdf_to_markdown(data: bytes) -> Converted:
         raise ConversionError(f"PDF rusak atau tidak lengkap ({type(cause).__name__})") from None
     except (PDFSyntaxError, ValueError, KeyError, TypeError, AttributeError, AssertionError) as exc:
         raise ConversionError(f"PDF rusak atau tidak lengkap ({type(exc).__name__})") from None
-    if not any(text for page in pages for _, text, _ in page):
-        raise ConversionError(
-            f"PDF tanpa lapisan teks ({len(pages)} halaman, hasil pindai?): jalankan OCR dulu, lalu masukkan hasilnya"
-        )
-    sizes = [size for page in pages for kind, text, size in page if kind == "line" for _ in text.split()]
-    body = statistics.median(sizes) if sizes else 0
-    heading_sizes = sorted({round(s, 1) for s in sizes if s >= body * 1.2}, reverse=True)[:3]
-    text, starts = "", []
-    for page in pages:
-        starts.append(len(text))
-        blocks = list(_pdf_blocks(page, body, heading_sizes))
-        text += _join(blocks) + ("\n\n" if blocks else "")
-    return Converted(text.rstrip() + "\n", starts)
 
 
 def _join(blocks: list[str]) -> str:

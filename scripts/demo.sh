@@ -23,6 +23,7 @@ export NALARKU_SSL_REDIRECT="${NALARKU_SSL_REDIRECT:-0}" NALARKU_SECURE_COOKIES=
 export NALARKU_HSTS_SECONDS="${NALARKU_HSTS_SECONDS:-0}"
 
 scripts/ensure-redis.sh
+scripts/ensure-ocr.sh || true  # without OCR a scanned PDF is refused with the reason
 echo "Menyiapkan basis data (PostgreSQL tertanam di $NALARKU_DATA_DIR/pg) ..."
 uv run --frozen python manage.py migrate --no-input -v 0
 uv run --frozen python manage.py demo_setup

@@ -16,6 +16,7 @@ from fpdf import FPDF
 
 from retrieval import sources
 from retrieval.models import Chunk, Document, Revision
+from retrieval.ocr import ocr_available
 from retrieval.search import search
 from review.answers.pipeline import question_ask
 from review.desk.export import answer_export_markdown
@@ -55,7 +56,7 @@ def policy_pdf(*, password: str | None = None) -> bytes:
 
 
 def scanned_pdf() -> bytes:
-    """A page with marks but no text layer, as a scanner makes them."""
+    """A page with marks but neither a text layer nor a picture to OCR."""
     pdf = FPDF()
     pdf.add_page()
     pdf.rect(20, 20, 120, 80, style="F")
@@ -179,7 +180,7 @@ def test_a_banner_before_the_pdf_header_is_read_as_readers_do(tmp_path: Path):
 @pytest.mark.parametrize(
     ("name", "data", "reason"),
     [
-        ("pindaian.pdf", scanned_pdf(), "PDF tanpa lapisan teks (1 halaman, hasil pindai?)"),
+        ("kosong.pdf", scanned_pdf(), "PDF tanpa teks yang terbaca (1 halaman): tidak ada lapisan teks maupun gambar"),
         ("rahasia.pdf", policy_pdf(password="sandi"), "PDF terenkripsi dengan kata sandi"),
         ("terpotong.pdf", policy_pdf()[:700], "PDF rusak atau tidak lengkap"),
         ("palsu.pdf", b"<html>bukan pdf</html>", "bukan file PDF"),
@@ -198,6 +199,57 @@ def test_a_bad_file_is_refused_with_its_name_and_reason(tmp_path: Path, name: st
     assert error is not None
     assert f"{name}: " in err and reason in err, err
     assert not Document.objects.exists() and not Revision.objects.exists() and not Chunk.objects.exists()
+
+
+def letter_scan(lines: list[str], *, pages: int = 1) -> bytes:
+    """A scanned letter: Indonesian text drawn into a 200 dpi picture, saved
+    as a PDF with no text layer (Pillow's own font, so no system font is needed)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.load_default(size=40)
+    sheets = []
+    for _ in range(pages):
+        sheet = Image.new("L", (1654, 2339), 255)
+        draw = ImageDraw.Draw(sheet)
+        for n, line in enumerate(lines):
+            draw.text((150, 200 + 70 * n), line, fill=0, font=font)
+        sheets.append(sheet)
+    out = io.BytesIO()
+    sheets[0].save(out, format="PDF", resolution=200.0, save_all=True, append_images=sheets[1:])
+    return out.getvalue()
+
+
+LETTER = [
+    "Surat Keputusan Dewan Redaksi",
+    "",
+    "Masa berlaku kartu pers adalah dua belas bulan",
+    "sejak tanggal diterbitkan. Perpanjangan diajukan",
+    "paling lambat tiga puluh hari sebelum berakhir.",
+    "Kode arsip: SK-2026/041.",
+]
+
+
+@pytest.mark.skipif(not ocr_available(), reason="ocrmypdf not installed (scripts/ensure-ocr.sh installs it)")
+def test_a_scanned_letter_is_ocrd_and_found_by_a_word_on_it(tmp_path: Path, make_user):
+    path = tmp_path / "sk-kartu-pers.pdf"
+    path.write_bytes(letter_scan(LETTER))
+    out, err, error = ingest(str(path), "--public", "--sync")
+    assert error is None, err
+    revision = Revision.objects.get(document__key="sk-kartu-pers")
+    assert revision.status == "active" and len(revision.page_starts) == 1
+    assert "Perpanjangan diajukan" in revision.content and "SK-2026/041" in revision.content
+    hits = search("perpanjangan kartu pers", make_user("pembaca"), k=3, mode="lexical").results
+    assert hits and hits[0].document == "sk-kartu-pers" and hits[0].page == 1
+
+
+def test_a_scan_over_the_ocr_page_limit_is_refused_with_the_limit(tmp_path: Path, settings):
+    settings.NALARKU_OCR_MAX_PAGES = 1
+    path = tmp_path / "tebal.pdf"
+    path.write_bytes(letter_scan(LETTER, pages=2))
+    out, err, error = ingest(str(path), "--sync")
+    assert error is not None
+    assert "tebal.pdf: PDF hasil pindai: 2 halaman tanpa teks, batas OCR 1 halaman (NALARKU_OCR_MAX_PAGES)" in err, err
+    assert not Revision.objects.exists()
 
 
 def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path: Path, monkeypatch):

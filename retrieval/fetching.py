@@ -223,13 +223,35 @@ def _translated(exc: httpx.HTTPError, timeout: float | None) -> FetchError:
     return FetchError("permintaan gagal")
 
 
+def decoded(body: bytes, response: httpx.Response) -> str:
+    """The reply as text, its encoding found as a browser finds it (w3lib,
+    Scrapy's implementation of the WHATWG order): byte-order mark, the
+    Content-Type header's charset (ISO-8859-1 read as windows-1252, as
+    browsers do), a ``<meta>`` charset in the page; failing all three, UTF-8
+    when the bytes are valid UTF-8, else charset-normalizer's guess, so a
+    legacy page is not turned into replacement characters."""
+    from charset_normalizer import from_bytes
+    from w3lib.encoding import html_to_unicode
+
+    def guess(data: bytes) -> str | None:
+        try:
+            data.decode("utf-8")
+            return "utf-8"
+        except UnicodeDecodeError:
+            best = from_bytes(data).best()
+            return best.encoding if best else None
+
+    _, text = html_to_unicode(response.headers.get("content-type"), body, auto_detect_fun=guess)
+    return text
+
+
 def _read(body: bytes, response: httpx.Response, url: str) -> Fetched:
     """The reply's content as the chunker reads it, by its media type."""
     import trafilatura
 
     mime = response.headers.get("content-type", "").split(";")[0].strip().lower()
     if mime in _HTML:
-        html = body.decode(response.encoding or "utf-8", "replace")
+        html = decoded(body, response)
         text = trafilatura.extract(
             html,
             url=url,
@@ -252,7 +274,7 @@ def _read(body: bytes, response: httpx.Response, url: str) -> Fetched:
             raise FetchError(str(exc)) from None
         return Fetched(url=url, content=converted.text, format=_BINARY[mime], page_starts=converted.page_starts)
     if mime in _TEXT:
-        text = body.decode(response.encoding or "utf-8", "replace")
+        text = decoded(body, response)
         if not text.strip():
             raise FetchError("isi kosong")
         return Fetched(url=url, content=text, format=_TEXT[mime])

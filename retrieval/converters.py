@@ -5,7 +5,7 @@ gives each character's font size, so headings can be told from body text,
 and it finds ruled tables. Pages are kept: ``Converted.page_starts`` holds
 the offset in the text where each page begins, so every chunk of a PDF
 knows its page ("hlm. 3"). Pages without a text layer (scans) are OCR'd
-first (``retrieval.ocr``) and ``Converted.ocr_pages`` names them. A DOCX is read with python-docx: heading styles,
+first (``retrieval.ocr``). A DOCX is read with python-docx: heading styles,
 list paragraphs and tables become Markdown headings, items and tables. Word
 has no fixed pages (they depend on rendering), so a DOCX has none.
 
@@ -37,7 +37,6 @@ class ConversionError(ValueError):
 class Converted:
     text: str  # Markdown
     page_starts: list[int] = field(default_factory=list)  # offset of page 1, 2, … in ``text``; empty: no pages
-    ocr_pages: list[int] = field(default_factory=list)  # the 1-based pages whose text came from OCR
 
 
 def convert(data: bytes, fmt: str) -> Converted:
@@ -96,8 +95,7 @@ def pdf_to_markdown(data: bytes) -> Converted:
         starts.append(len(text))
         blocks = list(_pdf_blocks(page, body, heading_sizes))
         text += _join(blocks) + ("\n\n" if blocks else "")
-    ocr_pages = [n for n in scanned if any(text for _, text, _ in pages[n - 1])]
-    return Converted(text.rstrip() + "\n", starts, ocr_pages)
+    return Converted(text.rstrip() + "\n", starts)
 
 
 def _pdf_pages(data: bytes) -> tuple[list[list[tuple[str, str, float]]], set[int]]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
@@ -32,7 +31,7 @@ def ocr_available() -> bool:
     return shutil.which("ocrmypdf") is not None
 
 
-def ocr_pdf(data: bytes, pages: list[int], *, progress: Callable[[str], None] = lambda message: None) -> bytes:
+def ocr_pdf(data: bytes, pages: list[int]) -> bytes:
     """``data`` with a text layer on ``pages`` (1-based), the other pages as they were."""
     limit, timeout = settings.NALARKU_OCR_MAX_PAGES, settings.NALARKU_OCR_TIMEOUT_SECONDS
     if len(pages) > limit:
@@ -45,7 +44,6 @@ def ocr_pdf(data: bytes, pages: list[int], *, progress: Callable[[str], None] = 
             f"PDF tanpa lapisan teks ({len(pages)} halaman, hasil pindai?) dan OCR belum terpasang di server ini "
             "(ocrmypdf, tesseract-ocr-ind): jalankan scripts/ensure-ocr.sh atau masukkan PDF yang sudah di-OCR"
         )
-    progress(f"OCR {len(pages)} halaman (bahasa Indonesia dan Inggris) …")
     with tempfile.TemporaryDirectory(prefix="nalarku-ocr-") as folder:
         source, target = Path(folder) / "in.pdf", Path(folder) / "out.pdf"
         source.write_bytes(data)
@@ -77,5 +75,4 @@ def ocr_pdf(data: bytes, pages: list[int], *, progress: Callable[[str], None] = 
         if done.returncode != 0 or not target.exists():
             last = (done.stderr.strip().splitlines() or ["tanpa pesan"])[-1][:300]
             raise OcrError(f"OCR gagal (ocrmypdf keluar dengan kode {done.returncode}: {last})")
-        progress(f"OCR selesai: {len(pages)} halaman")
         return target.read_bytes()

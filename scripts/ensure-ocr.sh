@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Scanned PDFs are read through OCRmyPDF and Tesseract (Indonesian and
-# English) in the worker. Install Debian's packages when missing and we may
+# English) where they are converted. Install Debian's packages when missing and we may
 # (root, apt available); without them a scan is refused with the reason.
 set -euo pipefail
 missing=()

@@ -246,6 +246,7 @@ class RevisionAddForm(forms.ModelForm):
             "berubah. Kosongkan untuk memakai judul dokumen sekarang."
         )
         self.page_starts: list[int] = []
+        self.ocr_pages: list[int] = []
 
     def clean(self) -> dict:
         data = super().clean()
@@ -271,6 +272,7 @@ class RevisionAddForm(forms.ModelForm):
                 except ValueError as exc:
                     raise forms.ValidationError({"upload": f"{upload.name}: {exc}"}) from None
             data["content"], data["format"], self.page_starts = loaded.text, fmt, loaded.page_starts
+            self.ocr_pages = loaded.ocr_pages
             self.instance.content, self.instance.format = loaded.text, fmt
         elif not (data.get("content") or "").strip():
             raise forms.ValidationError({"content": "isi kosong: tempel teks atau unggah berkas"})
@@ -345,6 +347,7 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
             public=document.public,
             collection=document.collection,
             page_starts=getattr(form, "page_starts", []),
+            ocr_pages=getattr(form, "ocr_pages", []),
         )
         result = ingestion.revision_submit(data=data, update_unchanged=False)
         if result.revision is not None:

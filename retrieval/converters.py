@@ -37,6 +37,7 @@ class ConversionError(ValueError):
 class Converted:
     text: str  # Markdown
     page_starts: list[int] = field(default_factory=list)  # offset of page 1, 2, … in ``text``; empty: no pages
+    ocr_pages: list[int] = field(default_factory=list)  # 1-based pages whose text OCR read from a scan
 
 
 def convert(data: bytes, fmt: str) -> Converted:
@@ -95,7 +96,7 @@ def pdf_to_markdown(data: bytes) -> Converted:
         starts.append(len(text))
         blocks = list(_pdf_blocks(page, body, heading_sizes))
         text += _join(blocks) + ("\n\n" if blocks else "")
-    return Converted(text.rstrip() + "\n", starts)
+    return Converted(text.rstrip() + "\n", starts, scanned)
 
 
 def _pdf_pages(data: bytes) -> tuple[list[list[tuple[str, str, float]]], set[int]]:

@@ -58,6 +58,7 @@ class Fetched:
     content: str = ""
     format: str = "markdown"
     page_starts: list[int] = field(default_factory=list)
+    ocr_pages: list[int] = field(default_factory=list)
     title: str = ""
     document_date: str | None = None
     etag: str = ""
@@ -272,7 +273,13 @@ def _read(body: bytes, response: httpx.Response, url: str) -> Fetched:
             converted = convert(body, _BINARY[mime])
         except ConversionError as exc:
             raise FetchError(str(exc)) from None
-        return Fetched(url=url, content=converted.text, format=_BINARY[mime], page_starts=converted.page_starts)
+        return Fetched(
+            url=url,
+            content=converted.text,
+            format=_BINARY[mime],
+            page_starts=converted.page_starts,
+            ocr_pages=converted.ocr_pages,
+        )
     if mime in _TEXT:
         text = decoded(body, response)
         if not text.strip():
@@ -305,6 +312,7 @@ def fetch_new(data: RevisionInput, *, every_hours: int | None = None, fetcher: F
         if own:
             fetcher.close()
     data.content, data.format, data.page_starts = fetched.content, fetched.format, fetched.page_starts
+    data.ocr_pages = fetched.ocr_pages
     data.title = data.title or fetched.title or data.key
     data.document_date = data.document_date or _date(fetched.document_date)
     result = revision_submit(data=data)
@@ -348,6 +356,7 @@ def document_fetch(document: Document, *, fetcher: Fetcher, sync: bool = False) 
             content=fetched.content,
             format=fetched.format,
             page_starts=fetched.page_starts,
+            ocr_pages=fetched.ocr_pages,
             source_type=document.source_type_id,
             url=document.url,
             document_date=_date(fetched.document_date) or (latest.document_date if latest else None),

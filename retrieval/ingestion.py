@@ -36,7 +36,7 @@ from .models import (
     RevisionStatus,
     SourceType,
 )
-from .pages import last_page_of, page_of
+from .pages import last_page_of, page_of, pages_read_by_ocr
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +61,7 @@ class RevisionInput:
     relations: list[tuple[str, str]] = field(default_factory=list)  # (type, target key)
     collection: str = "editorial"
     page_starts: list[int] = field(default_factory=list)  # a PDF's page offsets in ``content``
+    ocr_pages: list[int] = field(default_factory=list)  # its pages read by OCR ("hasil OCR" on their evidence)
 
 
 @dataclass
@@ -131,6 +132,7 @@ def revision_submit(*, data: RevisionInput, update_unchanged: bool = True) -> Su
         title=data.title,
         content=data.content,
         page_starts=data.page_starts,
+        ocr_pages=data.ocr_pages,
         format=data.format,
         content_hash=digest,
         document_date=data.document_date,
@@ -289,6 +291,7 @@ def revision_index(
                     char_end=d.char_end,
                     page=page_of(d.char_start, revision.page_starts),
                     page_end=last_page_of(d.char_start, d.char_end, revision.page_starts),
+                    ocr=pages_read_by_ocr(d.char_start, d.char_end, revision.page_starts, revision.ocr_pages),
                 )
                 for d in drafts
             ]

@@ -210,6 +210,13 @@ class Revision(models.Model):
         blank=True,
         help_text="Posisi awal tiap halaman dalam isi (PDF); kosong tanpa halaman",
     )
+    ocr_pages = models.JSONField(
+        verbose_name="halaman hasil OCR",
+        default=list,
+        db_default=models.Value([], output_field=models.JSONField()),
+        blank=True,
+        help_text="Halaman PDF yang teksnya dibaca OCR dari pindaian",
+    )
     document_date = models.DateField(
         verbose_name="tanggal dokumen", null=True, blank=True, help_text="Tanggal terbit/berlaku dokumen itu sendiri"
     )
@@ -279,6 +286,9 @@ class Chunk(models.Model):
     page_end = models.PositiveIntegerField(
         verbose_name="halaman akhir", null=True, blank=True, help_text="Halaman terakhir yang dicakup potongan (PDF)"
     )
+    # Its text, or part of it, was read by OCR from a scan: shown as "hasil OCR".
+    # db_default: a process still running the code of before can insert chunks.
+    ocr = models.BooleanField(verbose_name="hasil OCR", default=False, db_default=False)
     # Lexemes counted for BM25 (the chunk's "document length").
     lexeme_count = models.PositiveIntegerField(verbose_name="jumlah leksem", default=0)
 

@@ -59,6 +59,13 @@ def text_pages(
     return span_pages(content(start), max(content(end), content(start)), page_starts)
 
 
+def pages_read_by_ocr(start: int, end: int, page_starts: Sequence[int], ocr_pages: Iterable[int]) -> bool:
+    """Whether any page that the content span ``[start, end)`` touches had
+    its text read by OCR from a scan (the evidence says "hasil OCR")."""
+    pages = span_pages(start, end, page_starts)
+    return pages is not None and any(pages[0] <= p <= pages[1] for p in ocr_pages)
+
+
 def page_label(page: int | None, page_end: int | None = None) -> str:
     """ "3" for one page, "1–2" for a range, "" for a document without pages."""
     if page is None:

@@ -122,7 +122,7 @@ ranked AS (
 )
 SELECT f.chunk_id, c.key, d.key, r.number, r.title, c.heading_path, c.text, r.status = 'superseded',
        f.lexical_rank, f.semantic_rank, f.rrf_score, d.source_type, r.document_date, d.url, d.id,
-       f.lexical_score, f.semantic_score, c.page, c.page_end
+       f.lexical_score, f.semantic_score, c.page, c.page_end, c.ocr
 FROM ranked f
 JOIN retrieval_chunk c ON c.id = f.chunk_id
 JOIN retrieval_revision r ON r.id = c.revision_id
@@ -157,6 +157,7 @@ class Hit:
     rerank_score: float | None = None
     page: int | None = None  # a PDF's page the chunk starts on
     page_end: int | None = None  # and the last page it covers ("hlm. 1–2")
+    ocr: bool = False  # its text was read by OCR from a scan ("hasil OCR")
     via_graph: bool = False
     relation: dict[str, str] | None = None  # the relation that led here, for graph hits
     chunk_id: int = field(default=0, repr=False)
@@ -332,6 +333,7 @@ def search(
             semantic_score=_rounded(row[16]),
             page=row[17],
             page_end=row[18],
+            ocr=row[19],
         )
         for row in rows
     ]
@@ -420,6 +422,7 @@ def _expanded(
                 relation=step.as_dict(),
                 page=chunk.page,
                 page_end=chunk.page_end,
+                ocr=chunk.ocr,
             )
         )
     return out

@@ -94,6 +94,7 @@ class ManifestEntry(BaseModel):
         return self
 
     _page_starts: list[int] = PrivateAttr(default_factory=list)
+    _ocr_pages: list[int] = PrivateAttr(default_factory=list)
 
     @model_validator(mode="after")
     def _one_source(self) -> ManifestEntry:
@@ -125,7 +126,7 @@ class ManifestEntry(BaseModel):
             loaded = convert(data, self.format)
         else:
             return
-        self.content, self._page_starts = loaded.text, loaded.page_starts
+        self.content, self._page_starts, self._ocr_pages = loaded.text, loaded.page_starts, loaded.ocr_pages
 
     @field_validator("source_type")
     @classmethod
@@ -153,6 +154,7 @@ class ManifestEntry(BaseModel):
             public=self.public,
             collection=collection,
             page_starts=self._page_starts,
+            ocr_pages=self._ocr_pages,
             relations=[(r.type.value, r.target) for r in self.relations],
         )
 

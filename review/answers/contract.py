@@ -84,6 +84,7 @@ class Evidence(BaseModel):
     heading_path: str = ""
     page: int | None = None  # "hlm. 3": the page of a PDF the evidence starts on
     page_end: int | None = None  # and the last page it covers: "hlm. 3–4"
+    ocr: bool = False  # its text was read by OCR from a scan: "hasil OCR", to be checked against the scan
     document_date: str | None = None
     indexed_at: str | None = None
     source_type: str

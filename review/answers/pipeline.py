@@ -350,6 +350,7 @@ def _evidence(hit: Hit, current: dict[str, int], indexed_at: datetime | None = N
         heading_path=hit.heading_path,
         page=hit.page,
         page_end=hit.page_end,
+        ocr=hit.ocr,
         document_date=hit.document_date,
         indexed_at=indexed_at.isoformat() if indexed_at else None,
         source_type=hit.source_type,

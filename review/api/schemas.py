@@ -66,6 +66,7 @@ class SearchHit(Schema):
     rerank_score: float | None
     page: int | None = Field(description="Halaman PDF tempat potongan mulai")
     page_end: int | None
+    ocr: bool = Field(description="Teksnya dibaca OCR dari pindaian (hasil OCR): periksa dengan pindaiannya")
     via_graph: bool
     relation: dict[str, str] | None
 

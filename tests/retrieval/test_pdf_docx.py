@@ -100,7 +100,7 @@ def test_a_pdf_keeps_structure_and_pages_to_the_evidence(tmp_path: Path, make_us
     assert "- Akun yang ditutup dihapus setelah 90 hari.\n- Salinan" in listed.text and listed.page == 1
 
     hit = next(h for h in search("berapa lama log akses disimpan", None).results if "Log akses" in h.text)
-    assert hit.page == 2
+    assert hit.page == 2 and not hit.ocr  # a text layer, not a scan
     asked = question_ask(text="Dalam berapa hari kerja permintaan penghapusan dijawab?", user=make_user("editor"))
     cited = [asked.contract.evidence[eid] for claim in asked.contract.claims for eid in claim.evidence_ids]
     assert any(e.page == 2 for e in cited), asked.contract
@@ -230,7 +230,7 @@ LETTER = [
 
 
 @pytest.mark.skipif(not ocr_available(), reason="ocrmypdf not installed (scripts/ensure-ocr.sh installs it)")
-def test_a_scanned_letter_is_ocrd_and_found_by_a_word_on_it(tmp_path: Path, make_user):
+def test_a_scanned_letter_is_ocrd_and_found_by_a_word_on_it(client, tmp_path: Path, make_user):
     path = tmp_path / "sk-kartu-pers.pdf"
     path.write_bytes(letter_scan(LETTER))
     out, err, error = ingest(str(path), "--public", "--sync")
@@ -238,8 +238,21 @@ def test_a_scanned_letter_is_ocrd_and_found_by_a_word_on_it(tmp_path: Path, make
     revision = Revision.objects.get(document__key="sk-kartu-pers")
     assert revision.status == "active" and len(revision.page_starts) == 1
     assert "Perpanjangan diajukan" in revision.content and "SK-2026/041" in revision.content
+    assert revision.ocr_pages == [1]
     hits = search("perpanjangan kartu pers", make_user("pembaca"), k=3, mode="lexical").results
-    assert hits and hits[0].document == "sk-kartu-pers" and hits[0].page == 1
+    assert hits and hits[0].document == "sk-kartu-pers" and hits[0].page == 1 and hits[0].ocr
+
+    # What OCR read says so wherever it is shown: the evidence card, the
+    # search results, the contract and the export.
+    client.force_login(make_user("editor", reviewer=True))
+    page = client.get("/cari/", {"q": "perpanjangan kartu pers"}).content.decode()
+    assert "hasil OCR</span>" in page
+    asked = question_ask(text="Berapa lama masa berlaku kartu pers?", user=make_user("penanya"))
+    assert asked.contract.evidence and all(e.ocr for e in asked.contract.evidence.values()), asked.contract
+    answer = Answer.objects.get(pk=asked.answer.pk)
+    markdown = answer_export_markdown(answer=answer, contract=asked.contract, claims=list(answer.claims.all()))
+    assert "hlm. 1, hasil OCR" in markdown
+    assert "hasil OCR</span>" in client.get(f"/jawaban/{asked.answer.pk}/").content.decode()
 
 
 def test_a_scan_over_the_ocr_page_limit_is_refused_with_the_limit(tmp_path: Path, settings):

@@ -201,6 +201,7 @@ class Command(BaseCommand):
             content=text,
             format=fmt,
             page_starts=loaded.page_starts,
+            ocr_pages=loaded.ocr_pages,
             source_type=options["source_type"],
             url=options["url"],
             document_date=options["document_date"],

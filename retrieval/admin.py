@@ -68,11 +68,16 @@ class ByRelationEnds(ReaderScoped):
 
 
 def status_badge(revision: Revision) -> str:
-    return format_html(
+    """The status, with how far long work has got ("OCR: 4 dari 12 halaman
+    pindaian") while it runs, or that a scan waits for the worker's OCR."""
+    badge = format_html(
         '<strong style="color:{}">{}</strong>',
         STATUS_COLOURS.get(revision.status, "#000"),
         revision.get_status_display(),
     )
+    if revision.progress and revision.status in (RevisionStatus.PENDING, RevisionStatus.INDEXING):
+        return format_html('{}<br><span class="help">{}</span>', badge, revision.progress)
+    return badge
 
 
 class RevisionInline(ByDocument, admin.TabularInline):
@@ -247,6 +252,7 @@ class RevisionAddForm(forms.ModelForm):
         )
         self.page_starts: list[int] = []
         self.ocr_pages: list[int] = []
+        self.scan: bytes | None = None  # a scanned PDF, read with OCR by the worker
 
     def clean(self) -> dict:
         data = super().clean()
@@ -268,11 +274,12 @@ class RevisionAddForm(forms.ModelForm):
                 path = Path(folder) / Path(upload.name).name
                 path.write_bytes(upload.read())
                 try:
-                    loaded = sources.read_document_file(path, fmt)
+                    # A scan is not OCR'd in this request: the worker reads it.
+                    loaded = sources.read_document_file(path, fmt, ocr=False)
                 except ValueError as exc:
                     raise forms.ValidationError({"upload": f"{upload.name}: {exc}"}) from None
             data["content"], data["format"], self.page_starts = loaded.text, fmt, loaded.page_starts
-            self.ocr_pages = loaded.ocr_pages
+            self.ocr_pages, self.scan = loaded.ocr_pages, loaded.scan
             self.instance.content, self.instance.format = loaded.text, fmt
         elif not (data.get("content") or "").strip():
             raise forms.ValidationError({"content": "isi kosong: tempel teks atau unggah berkas"})
@@ -306,6 +313,7 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
             "fetched_at",
             "indexed_at",
             "status",
+            "progress",
             "error",
             "attempts",
             "chunker_version",
@@ -348,6 +356,7 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
             collection=document.collection,
             page_starts=getattr(form, "page_starts", []),
             ocr_pages=getattr(form, "ocr_pages", []),
+            scan=getattr(form, "scan", None),
         )
         result = ingestion.revision_submit(data=data, update_unchanged=False)
         if result.revision is not None:
@@ -364,7 +373,15 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
                 f"Isi sama dengan revisi terakhir ({saved.key}); tidak ada revisi baru dan dokumen tidak diubah.",
             )
         else:
-            obj.submit_outcome = (messages.SUCCESS, f"Revisi {saved.key} ditambahkan dan diantrikan untuk diindeks.")
+            waits = (
+                " Berkasnya hasil pindai: worker membacanya dengan OCR dulu (kemajuannya di kolom status)."
+                if (getattr(form, "scan", None) is not None)
+                else ""
+            )
+            obj.submit_outcome = (
+                messages.SUCCESS,
+                f"Revisi {saved.key} ditambahkan dan diantrikan untuk diindeks.{waits}",
+            )
 
     def log_addition(self, request: HttpRequest, obj: Revision, message: object):  # noqa: ANN201
         if getattr(obj, "submit_outcome", (None,))[0] == messages.WARNING:

@@ -20,7 +20,7 @@ import io
 import re
 import statistics
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 BINARY_FORMATS = ("pdf", "docx")
@@ -38,16 +38,23 @@ class Converted:
     text: str  # Markdown
     page_starts: list[int] = field(default_factory=list)  # offset of page 1, 2, … in ``text``; empty: no pages
     ocr_pages: list[int] = field(default_factory=list)  # 1-based pages whose text OCR read from a scan
+    # Converted with ``ocr=False`` and holding scanned pages: the file as it
+    # came, for the worker to read (``retrieval/scans.py``); ``text`` is empty.
+    scan: bytes | None = None
 
 
-def convert(data: bytes, fmt: str) -> Converted:
-    """``data`` (a whole file) as Markdown, with its page offsets."""
+def convert(
+    data: bytes, fmt: str, *, ocr: bool = True, progress: Callable[[int, int], None] | None = None
+) -> Converted:
+    """``data`` (a whole file) as Markdown, with its page offsets. A PDF's
+    scanned pages are OCR'd here (``progress(done, total)`` hears each few
+    pages), or with ``ocr=False`` left to the worker (``Converted.scan``)."""
     if len(data) > MAX_FILE_BYTES:
         raise ConversionError(f"file {len(data) / 1048576:.1f} MB; batasnya {MAX_FILE_BYTES // 1048576} MB")
     if not data:
         raise ConversionError("file kosong")
     if fmt == "pdf":
-        return pdf_to_markdown(data)
+        return pdf_to_markdown(data, ocr=ocr, progress=progress)
     if fmt == "docx":
         return docx_to_markdown(data)
     raise ConversionError(f"format biner tidak dikenal: {fmt!r}")
@@ -66,7 +73,7 @@ def page_of(offset: int, page_starts: list[int]) -> int | None:
 PDF_HEADER_WITHIN = 1024
 
 
-def pdf_to_markdown(data: bytes) -> Converted:
+def pdf_to_markdown(data: bytes, *, ocr: bool = True, progress: Callable[[int, int], None] | None = None) -> Converted:
     if b"%PDF-" not in data[:PDF_HEADER_WITHIN]:
         raise ConversionError("bukan file PDF (tidak ada %PDF- di 1.024 bita pertama)")
     pages, pictured = _pdf_pages(data)
@@ -75,19 +82,24 @@ def pdf_to_markdown(data: bytes) -> Converted:
     # were). A page with neither is blank and is not sent to OCR.
     scanned = [n for n, page in enumerate(pages, start=1) if n in pictured and not any(t for _, t, _ in page)]
     if scanned:
-        from .ocr import OcrError, ocr_pdf
+        from .ocr import OcrError, ocr_limit_check, ocr_pdf
 
         try:
-            recognised, _ = _pdf_pages(ocr_pdf(data, scanned))
+            if not ocr:  # refused now if over the limit, else read in the worker
+                ocr_limit_check(len(scanned))
+                return Converted("", scan=data)
+            for batch, recognised in ocr_pdf(data, scanned, progress=progress):
+                read, _ = _pdf_pages(recognised)
+                for n in batch:
+                    pages[n - 1] = read[n - 1]
         except OcrError as exc:
             raise ConversionError(str(exc)) from None
-        for n in scanned:
-            pages[n - 1] = recognised[n - 1]
     if not any(text for page in pages for _, text, _ in page):
         raise ConversionError(
             f"PDF tanpa teks yang terbaca ({len(pages)} halaman): tidak ada lapisan teks"
             + (" dan OCR tidak menemukan teks di dalamnya" if scanned else " maupun gambar pindaian untuk OCR")
         )
+    pages = running_lines_dropped(pages)
     sizes = [size for page in pages for kind, text, size in page if kind == "line" for _ in text.split()]
     body = statistics.median(sizes) if sizes else 0
     heading_sizes = sorted({round(s, 1) for s in sizes if s >= body * 1.2}, reverse=True)[:3]
@@ -162,6 +174,54 @@ def _page_lines(page) -> Iterator[tuple[str, str, float]]:  # noqa: ANN001
     items.sort(key=lambda item: item[0])
     for _, kind, text, size in items:
         yield kind, text, size
+
+
+# Lines this close to a page's top or bottom (in lines, not points: pages
+# differ in size) may be a running header or footer.
+RUNNING_BAND = 2
+_DIGITS = re.compile(r"\d+")
+
+
+def running_lines_dropped(pages: list[list[tuple[str, str, float]]]) -> list[list[tuple[str, str, float]]]:
+    """Pages without their running headers and footers after the first time
+    each appears: a line among the first or last ``RUNNING_BAND`` lines of a
+    page whose text, numbers aside ("Halaman 3 dari 12"), stands there on at
+    least half the pages and on three or more (a court transcript's
+    "Official - Subject to Final Review") and is no larger than body text.
+    Kept where it first stands, it is in the document once and in no other
+    chunk's text."""
+
+    sizes = [size for page in pages for kind, text, size in page if kind == "line" for _ in text.split()]
+    body = statistics.median(sizes) if sizes else 0
+
+    def band(page: list[tuple[str, str, float]]) -> list[int]:
+        # Body-sized or smaller: a chapter heading on top of every page
+        # ("Bab 3") is larger, and stays.
+        lines = [n for n, (kind, _, size) in enumerate(page) if kind == "line" and size <= body * 1.05]
+        return sorted(set(lines[:RUNNING_BAND] + lines[-RUNNING_BAND:]))
+
+    def key(text: str) -> str:
+        return _DIGITS.sub("#", " ".join(text.lower().split()))
+
+    counts: dict[str, int] = {}
+    for page in pages:
+        for k in {key(page[n][1]) for n in band(page)}:
+            counts[k] = counts.get(k, 0) + 1
+    running = {k for k, c in counts.items() if c >= 3 and c * 2 >= len(pages)}
+    if not running:
+        return pages
+    seen: set[str] = set()
+    out = []
+    for page in pages:
+        dropped = set()
+        for n in band(page):
+            k = key(page[n][1])
+            if k in running and k in seen:
+                dropped.add(n)
+            elif k in running:
+                seen.add(k)
+        out.append([item for n, item in enumerate(page) if n not in dropped])
+    return out
 
 
 def _inside(line: dict, box: tuple[float, float, float, float]) -> bool:

@@ -33,10 +33,12 @@ from .models import (
     EmbeddingSpace,
     Relation,
     Revision,
+    RevisionScan,
     RevisionStatus,
     SourceType,
 )
 from .pages import last_page_of, page_of, pages_read_by_ocr
+from .scans import scan_hash, scan_read
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +64,15 @@ class RevisionInput:
     collection: str = "editorial"
     page_starts: list[int] = field(default_factory=list)  # a PDF's page offsets in ``content``
     ocr_pages: list[int] = field(default_factory=list)  # its pages read by OCR ("hasil OCR" on their evidence)
+    # A scanned PDF as it came, to be read with OCR by the worker (``content`` empty).
+    scan: bytes | None = None
+
+
+def input_hash(data: RevisionInput) -> str:
+    """The content hash a revision of ``data`` gets. A scan waiting for OCR
+    has no text yet: the file's own bytes tell an unchanged upload, now and
+    after the worker has read it."""
+    return scan_hash(data.scan) if data.scan is not None else content_hash(data.content)
 
 
 @dataclass
@@ -84,7 +95,7 @@ def revision_submit(*, data: RevisionInput, update_unchanged: bool = True) -> Su
     unless ``update_unchanged`` is False: then unchanged content leaves the
     document exactly as it was (the admin's revision form: a re-upload of the
     same file must not rename the document)."""
-    digest = content_hash(data.content)
+    digest = input_hash(data)
     source_type_created = SourceType.ensure(data.source_type)
     document, created = Document.objects.select_for_update().get_or_create(
         key=data.key,
@@ -137,6 +148,8 @@ def revision_submit(*, data: RevisionInput, update_unchanged: bool = True) -> Su
         content_hash=digest,
         document_date=data.document_date,
     )
+    if data.scan is not None:
+        RevisionScan.objects.create(revision=revision, data=data.scan)
     return SubmitResult(document, revision, created, groups_created, source_type_created)
 
 
@@ -224,6 +237,7 @@ def revision_index(
     max_tokens: int | None = None,
     breadcrumbs: bool = True,
     force: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> IndexResult:
     """Chunk, embed and index one revision, then activate it.
 
@@ -234,7 +248,9 @@ def revision_index(
     ``ServiceError`` for failures worth retrying (the embedding server); other
     failures mark the revision failed and return. ``max_tokens`` and
     ``breadcrumbs`` are for chunking experiments (``eval_chunking``); without
-    breadcrumbs a chunk carries no heading path and is embedded bare."""
+    breadcrumbs a chunk carries no heading path and is embedded bare. A
+    revision whose text is still a scan is read with OCR first
+    (``retrieval/scans.py``); ``progress`` hears how far that got."""
     provider = provider or provider_from_config()
     max_tokens = max_tokens or settings.NALARKU_CHUNK_MAX_TOKENS
     with transaction.atomic():
@@ -251,6 +267,11 @@ def revision_index(
         revision.save(update_fields=["status", "attempts", "updated_at"])
 
     document = revision.document
+    if RevisionScan.objects.filter(revision_id=revision_id).exists():
+        failure = scan_read(revision, progress=progress)
+        if failure:
+            _record_failure(revision_id, failure)
+            return IndexResult(revision_id, RevisionStatus.FAILED)
     try:
         drafts = chunk_document(
             revision.content, revision.format, count=token_count, max_tokens=max_tokens, title=revision.title

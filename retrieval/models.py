@@ -232,6 +232,8 @@ class Revision(models.Model):
         db_index=True,
     )
     error = models.TextField(verbose_name="galat", blank=True)
+    # How far long work on it has got ("OCR: 4 dari 12 halaman"); empty when none runs.
+    progress = models.CharField(verbose_name="kemajuan", max_length=200, blank=True, default="", db_default="")
     attempts = models.PositiveSmallIntegerField(verbose_name="jumlah percobaan", default=0)
     chunker_version = models.CharField(verbose_name="versi pemotong", max_length=40, blank=True)
     created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
@@ -251,6 +253,25 @@ class Revision(models.Model):
     @property
     def key(self) -> str:
         return f"{self.document.key}:r{self.number}"
+
+
+class RevisionScan(models.Model):
+    """A scanned PDF as it came, kept until the worker has read it with OCR
+    (``retrieval/scans.py``): OCR takes minutes, so it is not done in a web
+    request. Apart from ``Revision`` so that reading revisions never loads it."""
+
+    revision = models.OneToOneField(
+        Revision, verbose_name="revisi", on_delete=models.CASCADE, related_name="scan", primary_key=True
+    )
+    data = models.BinaryField(verbose_name="berkas")
+    created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
+
+    class Meta:
+        verbose_name = "pindaian menunggu OCR"
+        verbose_name_plural = "pindaian menunggu OCR"
+
+    def __str__(self) -> str:
+        return f"{self.revision_id}: {len(self.data)} bita"
 
 
 class ChunkKind(models.TextChoices):

@@ -31,6 +31,7 @@ from . import graph
 from .embeddings import EmbeddingProvider, embed_query_cached, provider_from_config
 from .http import ServiceError
 from .models import EmbeddingSpace
+from .repeats import repeats_collapsed
 from .rerank import Reranker, RerankError, reranker_from_config
 
 logger = logging.getLogger(__name__)
@@ -158,6 +159,10 @@ class Hit:
     page: int | None = None  # a PDF's page the chunk starts on
     page_end: int | None = None  # and the last page it covers ("hlm. 1–2")
     ocr: bool = False  # its text was read by OCR from a scan ("hasil OCR")
+    # Near-identical chunks of the same revision shown as this one
+    # (retrieval/repeats.py), and their first pages: "juga di hlm. 3, 11".
+    repeats: list[str] = field(default_factory=list)
+    repeat_pages: list[int] = field(default_factory=list)
     via_graph: bool = False
     relation: dict[str, str] | None = None  # the relation that led here, for graph hits
     chunk_id: int = field(default=0, repr=False)
@@ -303,7 +308,9 @@ def search(
         "space": space.pk if space else 0,
         "per_term": per_term,
         "pool": pool,
-        "limit": depth,
+        # Twice as many rows as shown: near-identical copies folded into one
+        # leave room for the results after them.
+        "limit": min(pool, 2 * depth),
         "rrf_k": float(rrf_k),
         "lexical_weight": float(lexical_weight),
         "vector_weight": float(vector_weight),
@@ -338,6 +345,7 @@ def search(
         for row in rows
     ]
 
+    hits = repeats_collapsed(hits)[:depth]
     if rerank:
         with timed(timings, "rerank"):
             hits = _reranked(query, hits, reranker, threshold, k, degraded)

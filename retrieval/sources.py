@@ -95,6 +95,7 @@ class ManifestEntry(BaseModel):
 
     _page_starts: list[int] = PrivateAttr(default_factory=list)
     _ocr_pages: list[int] = PrivateAttr(default_factory=list)
+    _scan: bytes | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _one_source(self) -> ManifestEntry:
@@ -117,16 +118,17 @@ class ManifestEntry(BaseModel):
         chunker reads (a fetched line is read later, by the fetcher).
         ValueError says what is wrong."""
         if self.path:
-            loaded = read_document_file(base_dir / self.path, self.format)
+            loaded = read_document_file(base_dir / self.path, self.format, ocr=False)
         elif self.content and self.format in BINARY_FORMATS:
             try:
                 data = base64.b64decode(self.content, validate=True)
             except (binascii.Error, ValueError):
                 raise ValueError(f"content untuk format {self.format} harus base64 yang sah") from None
-            loaded = convert(data, self.format)
+            loaded = convert(data, self.format, ocr=False)
         else:
             return
         self.content, self._page_starts, self._ocr_pages = loaded.text, loaded.page_starts, loaded.ocr_pages
+        self._scan = loaded.scan  # read with OCR when the revision is indexed
 
     @field_validator("source_type")
     @classmethod
@@ -155,6 +157,7 @@ class ManifestEntry(BaseModel):
             collection=collection,
             page_starts=self._page_starts,
             ocr_pages=self._ocr_pages,
+            scan=self._scan,
             relations=[(r.type.value, r.target) for r in self.relations],
         )
 
@@ -268,9 +271,10 @@ def read_manifest(path: Path) -> Iterator[ManifestEntry | InputProblem]:
             yield entry
 
 
-def read_document_file(path: Path, fmt: str | None = None) -> Converted:
+def read_document_file(path: Path, fmt: str | None = None, *, ocr: bool = True) -> Converted:
     """The text (and a PDF's pages) of a .md/.html/.txt/.pdf/.docx file;
-    ``ValueError`` says why it cannot be used."""
+    ``ValueError`` says why it cannot be used. ``ocr=False``: a scanned PDF
+    is left for the worker to read (``Converted.scan``)."""
     if fmt is None and path.suffix.lower() not in FORMAT_BY_SUFFIX:
         raise ValueError(
             f"format tidak dikenal '{path.suffix or '(tanpa ekstensi)'}'; gunakan .md, .html, .txt, .pdf atau .docx"
@@ -286,8 +290,9 @@ def read_document_file(path: Path, fmt: str | None = None) -> Converted:
         )
     data = path.read_bytes()
     if fmt in BINARY_FORMATS:
-        converted = convert(data, fmt)
-        check_text(converted.text)
+        converted = convert(data, fmt, ocr=ocr)
+        if converted.scan is None:
+            check_text(converted.text)
         return converted
     if b"\x00" in data[:8192]:
         raise ValueError("file biner, bukan teks (berisi byte NUL)")

@@ -85,6 +85,10 @@ class Evidence(BaseModel):
     page: int | None = None  # "hlm. 3": the page of a PDF the evidence starts on
     page_end: int | None = None  # and the last page it covers: "hlm. 3–4"
     ocr: bool = False  # its text was read by OCR from a scan: "hasil OCR", to be checked against the scan
+    # Near-identical chunks of the same revision shown as this one, and their
+    # first pages ("juga di hlm. 3, 11"): one source, said once.
+    repeats: list[str] = Field(default_factory=list)
+    repeat_pages: list[int] = Field(default_factory=list)
     document_date: str | None = None
     indexed_at: str | None = None
     source_type: str

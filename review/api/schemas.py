@@ -67,6 +67,8 @@ class SearchHit(Schema):
     page: int | None = Field(description="Halaman PDF tempat potongan mulai")
     page_end: int | None
     ocr: bool = Field(description="Teksnya dibaca OCR dari pindaian (hasil OCR): periksa dengan pindaiannya")
+    repeats: list[str] = Field(description="Potongan lain revisi yang sama dengan teks nyaris sama, ditampilkan sekali")
+    repeat_pages: list[int] = Field(description="Halaman awal potongan-potongan itu: 'juga di hlm. 3, 11'")
     via_graph: bool
     relation: dict[str, str] | None
 

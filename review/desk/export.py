@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from review.answers.contract import AnswerContract
-from review.desk.templatetags.nalarku import label, pages, safe_href
+from review.desk.templatetags.nalarku import label, pages, repeats, safe_href
 from review.models import Answer, Claim
 
 
@@ -56,6 +56,7 @@ def answer_export_markdown(
         lines += ["", "## Sumber", ""]
     for eid, e in contract.evidence.items():
         page = f", hlm. {on}" if (on := pages(e)) else ""
+        page += f", {also}" if (also := repeats(e)) else ""
         page += ", hasil OCR" if e.ocr else ""
         where = f"{e.title}, revisi {e.revision}{page}, tanggal {e.document_date or 'tidak diketahui'}"
         flag = f" (sudah diganti; berlaku r{e.current_revision})" if e.superseded and e.current_revision else ""

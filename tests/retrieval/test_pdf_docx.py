@@ -15,7 +15,8 @@ from django.core.management import CommandError
 from fpdf import FPDF
 
 from retrieval import sources
-from retrieval.models import Chunk, Document, Revision
+from retrieval.ingestion import RevisionInput, revision_index, revision_reopen, revision_submit
+from retrieval.models import Chunk, Document, Revision, RevisionScan
 from retrieval.ocr import ocr_available
 from retrieval.search import search
 from review.answers.pipeline import question_ask
@@ -289,3 +290,88 @@ def test_an_admin_uploads_a_pdf_as_a_new_revision(admin_client, tmp_path: Path, 
     page = admin_client.post("/admin/retrieval/revision/add/", {**form, "upload": broken}).content.decode()
     assert "terkunci.pdf: PDF terenkripsi dengan kata sandi" in page
     assert Revision.objects.filter(document=document).count() == 2
+
+
+@pytest.mark.skipif(not ocr_available(), reason="ocrmypdf not installed (scripts/ensure-ocr.sh installs it)")
+def test_an_uploaded_scan_waits_for_the_worker_and_is_read_there(admin_client, make_revision):
+    document = make_revision("# Kartu pers\n\nDraf lama.", key="SK", public=True).document
+    form = {"document": document.pk, "title": "SK kartu pers", "format": "markdown", "content": ""}
+    data = letter_scan(LETTER)
+
+    def upload() -> str:
+        scan = io.BytesIO(data)
+        scan.name = "sk-kartu-pers.pdf"
+        response = admin_client.post("/admin/retrieval/revision/add/", {**form, "upload": scan}, follow=True)
+        return response.content.decode()
+
+    page = upload()
+    assert "worker membacanya dengan OCR dulu" in page, page[:3000]
+    revision = Revision.objects.get(document=document, number=2)
+    # Not read in the request: the file waits as it came, the revision empty.
+    assert revision.status == "pending" and revision.content == "" and RevisionScan.objects.filter(revision=revision)
+    assert "Isi sama dengan revisi terakhir" in upload()  # the same scan again adds nothing
+    assert Revision.objects.filter(document=document).count() == 2
+
+    heard: list[str] = []
+    result = revision_index(revision_id=revision.pk, progress=heard.append)  # as the worker does
+    revision.refresh_from_db()
+    assert result.status == "active" and "Perpanjangan diajukan" in revision.content, revision.error
+    assert revision.ocr_pages == [1] and revision.progress == "" and len(revision.page_starts) == 1
+    assert heard == ["OCR: membaca pindaian …", "OCR: 1 dari 1 halaman"]
+    assert not RevisionScan.objects.filter(revision=revision).exists()
+    assert all(c.ocr for c in revision.chunks.all())
+
+
+@pytest.mark.skipif(not ocr_available(), reason="ocrmypdf not installed (scripts/ensure-ocr.sh installs it)")
+def test_a_scan_past_the_time_limit_fails_with_the_reason_and_stays_for_a_retry(settings):
+    settings.NALARKU_OCR_TIMEOUT_SECONDS = 0.05
+    submitted = revision_submit(
+        data=RevisionInput(key="LAMBAT", title="Surat", content="", format="pdf", scan=letter_scan(LETTER))
+    )
+    result = revision_index(revision_id=submitted.revision.pk)
+    revision = Revision.objects.get(pk=submitted.revision.pk)
+    assert result.status == "failed" and revision.status == "failed"
+    assert "OCR melewati batas waktu 0.05 detik (NALARKU_OCR_TIMEOUT_SECONDS)" in revision.error
+    assert revision.progress == "" and RevisionScan.objects.filter(revision=revision).exists()
+
+    settings.NALARKU_OCR_TIMEOUT_SECONDS = 600  # re-indexing (the admin's action) tries again
+    revision_reopen(revision_id=revision.pk)
+    assert revision_index(revision_id=revision.pk, force=True).status == "active"
+
+
+def transcript_pdf() -> bytes:
+    """Four pages of a hearing, each under the same running header and over
+    a numbered footer, the first chapter heading repeated as a larger title."""
+    pdf = FPDF()
+    speeches = [
+        "Hakim Ketua membuka sidang perkara nomor 12 tentang sengketa frekuensi siaran.",
+        "Kuasa pemohon menyatakan izin siaran diterbitkan pada 3 Januari 2025.",
+        "Saksi ahli menjelaskan bahwa pita 700 MHz telah dialokasikan ulang.",
+        "Majelis menunda sidang sampai 14 Februari 2026 untuk mendengar saksi lain.",
+    ]
+    for n, speech in enumerate(speeches, start=1):
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=9)
+        pdf.cell(0, 6, "Official - Subject to Final Review", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", "B", 16)
+        pdf.cell(0, 10, "Bab 1 Persidangan", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=11)
+        pdf.multi_cell(0, 6, speech)
+        pdf.set_y(-20)
+        pdf.set_font("Helvetica", size=9)
+        pdf.cell(0, 6, f"Halaman {n} dari 4", new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
+def test_running_headers_and_footers_are_kept_once(tmp_path: Path):
+    path = tmp_path / "sidang.pdf"
+    path.write_bytes(transcript_pdf())
+    out, err, error = ingest(str(path), "--public", "--sync")
+    assert error is None, err
+    revision = Revision.objects.get(document__key="sidang")
+    assert revision.content.count("Official - Subject to Final Review") == 1
+    assert revision.content.count("Halaman") == 1 and "Halaman 1 dari 4" in revision.content
+    assert revision.content.count("Bab 1 Persidangan") == 4  # larger than body text: a heading, not a running line
+    chunks = list(Chunk.objects.filter(revision=revision))
+    assert sum("Official - Subject" in c.text for c in chunks) == 1
+    assert all(speech_word in revision.content for speech_word in ("frekuensi", "700 MHz", "14 Februari 2026"))

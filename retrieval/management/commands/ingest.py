@@ -15,7 +15,7 @@ from retrieval.fetching import Fetcher, FetchError, fetch_new
 from retrieval.ingestion import (
     RevisionGone,
     RevisionInput,
-    content_hash,
+    input_hash,
     revision_index,
     revision_submit,
 )
@@ -138,7 +138,7 @@ class Command(BaseCommand):
                 except FetchError as exc:
                     problems.append(InputProblem(where, f"gagal mengambil {data.url}: {exc}"))
                     continue
-            elif not has_text(data.content, data.format):
+            elif data.scan is None and not has_text(data.content, data.format):
                 problems.append(InputProblem(where, f"tidak ada teks yang bisa dibaca sebagai {data.format}"))
                 continue
             else:
@@ -180,7 +180,9 @@ class Command(BaseCommand):
         chunks = tokens = 0
         for key, revision_id in tqdm(revisions, desc="mengindeks", unit="revisi", disable=len(revisions) < 2):
             try:
-                result = revision_index(revision_id=revision_id)
+                result = revision_index(
+                    revision_id=revision_id, progress=lambda message, key=key: self.stdout.write(f"{key}: {message}")
+                )
             except RevisionGone:
                 continue
             except Exception as exc:  # keep going: the revision records its own error
@@ -193,7 +195,9 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"Diindeks: {len(revisions)} revisi, {chunks} potongan, {tokens} token"))
 
     def _file_input(self, path: Path, options: dict) -> RevisionInput:
-        loaded = read_document_file(path)
+        # A scan is read with OCR where the revision is indexed: by the
+        # worker, or with --sync in this process (its progress shown).
+        loaded = read_document_file(path, ocr=False)
         text, fmt = loaded.text, format_for(path)
         return RevisionInput(
             key=options["doc_id"] or path.stem,
@@ -202,6 +206,7 @@ class Command(BaseCommand):
             format=fmt,
             page_starts=loaded.page_starts,
             ocr_pages=loaded.ocr_pages,
+            scan=loaded.scan,
             source_type=options["source_type"],
             url=options["url"],
             document_date=options["document_date"],
@@ -225,7 +230,7 @@ def already_ingested(inputs: list[RevisionInput]) -> set[int]:
     )
     last_match: dict[str, int] = {}
     for n, data in enumerate(inputs):
-        if newest.get(data.key) == content_hash(data.content):
+        if newest.get(data.key) == input_hash(data):
             last_match[data.key] = n
     return {n for n, data in enumerate(inputs) if n < last_match.get(data.key, -1)}
 

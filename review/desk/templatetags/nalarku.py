@@ -8,6 +8,7 @@ from django import template
 
 from retrieval import source_types
 from retrieval.pages import page_label
+from retrieval.repeats import repeats_label
 from review.answers.text import plain
 
 register = template.Library()
@@ -131,6 +132,13 @@ def pages(item: object) -> str:
     """A chunk's pages as "3" or "1–2" (empty without pages), for anything
     carrying ``page``/``page_end``: a search hit, a contract's evidence."""
     return page_label(getattr(item, "page", None), getattr(item, "page_end", None))
+
+
+@register.filter
+def repeats(item: object) -> str:
+    """Where else the same text stands in its revision ("juga di hlm. 3,
+    11"), for a search hit or a contract's evidence; empty when nowhere."""
+    return repeats_label(getattr(item, "repeat_pages", None) or [], getattr(item, "repeats", None) or [])
 
 
 @register.simple_tag

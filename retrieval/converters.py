@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import io
+import itertools
 import re
 import statistics
 import zipfile
@@ -119,9 +120,11 @@ def _pdf_pages(data: bytes) -> tuple[list[list[tuple[str, str, float]]], set[int
     from pdfminer.pdfparser import PDFSyntaxError
     from pdfplumber.utils.exceptions import PdfminerException
 
+    from .pdf_upright import upright
+
     try:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
-            pages = [list(_page_lines(page)) for page in pdf.pages]
+            pages = [list(_page_lines(upright(page))) for page in pdf.pages]
             return pages, {n for n, page in enumerate(pdf.pages, start=1) if page.images}
     except (PDFPasswordIncorrect, PDFEncryptionError):
         raise ConversionError(
@@ -155,7 +158,7 @@ def _page_lines(page) -> Iterator[tuple[str, str, float]]:  # noqa: ANN001
     boxes = [t.bbox for t in tables]
     items: list[tuple[float, str, str, float]] = []
     for table in tables:
-        markdown = _markdown_table(table.extract())
+        markdown = _markdown_table(_ruled_cells(page, table))
         if markdown:
             items.append((table.bbox[1], "table", markdown, 0.0))
     lines = [
@@ -254,6 +257,47 @@ def _pdf_blocks(lines: list[tuple[str, str, float]], body: float, heading_sizes:
         else:
             paragraph.append(text)
     yield from flush()
+
+
+def _ruled_cells(page, table) -> list[list[str | None]]:  # noqa: ANN001 - pdfplumber's Page, Table
+    """The table's cell texts, a cell that spans columns cut where the
+    ruling cuts it: a 25-column statistics table's header row carries short
+    vertical rules between "Permit", "Handgun", "Long Gun" … that end before
+    the row's top border, so pdfplumber sees one cell over six columns. Cut
+    at the rules that cross its words, one text per column — only when the
+    rules make exactly as many parts as the columns it spans (a title over
+    the whole table has no rules in it and stays one cell)."""
+    rows = table.extract()
+    vertical = [e for e in page.edges if e["orientation"] == "v"]
+    for i, row in enumerate(table.rows):
+        for j, cell in enumerate(row.cells):
+            spanned = next((k for k in range(j + 1, len(row.cells)) if row.cells[k] is not None), len(row.cells)) - j
+            if cell is None or spanned < 2:
+                continue
+            try:
+                words = page.within_bbox(cell, strict=False).extract_words()
+            except ValueError:  # a cell of no area, or off the page: nothing to cut
+                continue
+            inner = [e for e in vertical if cell[0] + 1 < e["x0"] < cell[2] - 1]
+            crossed = [w for w in words if any(e["top"] <= w["bottom"] and e["bottom"] >= w["top"] for e in inner)]
+            crossing = sorted(
+                e["x0"] for e in inner if any(e["top"] <= w["bottom"] and e["bottom"] >= w["top"] for w in crossed)
+            )
+            # A rule drawn as a thin rectangle gives two or three edges a
+            # fraction of a point apart: one cut.
+            cuts = [x for n, x in enumerate(crossing) if n == 0 or x - crossing[n - 1] > 2]
+            bounds = [cell[0], *cuts, cell[2]]
+            if len(bounds) - 1 != spanned:
+                continue
+            # Words no rule crosses label the group ("Pre-Pawn" over Handgun,
+            # Long Gun, *Other): each column is read under it.
+            label = " ".join(w["text"] for w in words if w not in crossed)
+            parts = [
+                " ".join([label] * bool(label) + [w["text"] for w in crossed if low <= (w["x0"] + w["x1"]) / 2 < high])
+                for low, high in itertools.pairwise(bounds)
+            ]
+            rows[i][j : j + spanned] = parts
+    return rows
 
 
 def _markdown_table(rows: list[list[str | None]]) -> str:

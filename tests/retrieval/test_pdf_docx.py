@@ -375,3 +375,24 @@ def test_running_headers_and_footers_are_kept_once(tmp_path: Path):
     chunks = list(Chunk.objects.filter(revision=revision))
     assert sum("Official - Subject" in c.text for c in chunks) == 1
     assert all(speech_word in revision.content for speech_word in ("frekuensi", "700 MHz", "14 Februari 2026"))
+
+
+FILES = Path(__file__).parent / "files"
+
+
+def test_a_turned_page_reads_in_order_with_a_header_cell_per_ruled_column(tmp_path: Path):
+    """pdfplumber's rotated statistics table (tests/retrieval/files/SOURCES.md)."""
+    out, err, error = ingest(str(FILES / "nics-background-checks-2015-11-rotated.pdf"), "--doc-id", "NICS", "--sync")
+    assert error is None, err
+    content = Revision.objects.get(document__key="NICS").content
+    # Lines in reading order, not words interleaved down the turned columns
+    # ("These Some **Multiple *Refers statistics states …" before).
+    assert "| NICS Firearm Background Checks November - 2015 |" in content
+    assert "DISCLAIMERS: These statistics represent the number of firearm background checks" in content
+    assert "These Some" not in content
+    # One header cell per column where the ruling cuts the row, under its group's label.
+    assert (
+        "| State / Territory | Permit | Handgun | Long Gun | *Other | **Multiple | Admin "
+        "| Pre-Pawn Handgun | Pre-Pawn Long Gun | Pre-Pawn *Other | Redemption Handgun |" in content
+    )
+    assert content.count("NICS Firearm Background Checks") == 1

@@ -31,6 +31,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from .converters import MAX_FILE_BYTES, ConversionError, convert
+from .encodings import UndecodableError, text_decoded
 from .http import transport_problem
 from .ingestion import RevisionInput, SubmitResult, revision_index, revision_submit
 from .models import Document
@@ -225,25 +226,11 @@ def _translated(exc: httpx.HTTPError, timeout: float | None) -> FetchError:
 
 
 def decoded(body: bytes, response: httpx.Response) -> str:
-    """The reply as text, its encoding found as a browser finds it (w3lib,
-    Scrapy's implementation of the WHATWG order): byte-order mark, the
-    Content-Type header's charset (ISO-8859-1 read as windows-1252, as
-    browsers do), a ``<meta>`` charset in the page; failing all three, UTF-8
-    when the bytes are valid UTF-8, else charset-normalizer's guess, so a
-    legacy page is not turned into replacement characters."""
-    from charset_normalizer import from_bytes
-    from w3lib.encoding import html_to_unicode
-
-    def guess(data: bytes) -> str | None:
-        try:
-            data.decode("utf-8")
-            return "utf-8"
-        except UnicodeDecodeError:
-            best = from_bytes(data).best()
-            return best.encoding if best else None
-
-    _, text = html_to_unicode(response.headers.get("content-type"), body, auto_detect_fun=guess)
-    return text
+    """The reply as text, decoded as a browser decodes it (``encodings.py``)."""
+    try:
+        return text_decoded(body, response.headers.get("content-type"))
+    except UndecodableError as exc:
+        raise FetchError(f"isi halaman tidak terbaca: {exc}") from None
 
 
 def _read(body: bytes, response: httpx.Response, url: str) -> Fetched:

@@ -27,6 +27,7 @@ from pydantic import (
 )
 
 from .converters import BINARY_FORMATS, MAX_FILE_BYTES, Converted, convert
+from .encodings import UndecodableError, text_decoded
 from .ingestion import RevisionInput
 from .models import DEFAULT_SOURCE_TYPE, SOURCE_TYPE_KEY, RelationType
 
@@ -297,11 +298,11 @@ def read_document_file(path: Path, fmt: str | None = None, *, ocr: bool = True) 
     if b"\x00" in data[:8192]:
         raise ValueError("file biner, bukan teks (berisi byte NUL)")
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"bukan UTF-8 yang valid (byte 0x{data[exc.start]:02x} di posisi {exc.start}); simpan ulang sebagai UTF-8"
-        ) from None
+        # A <meta> charset, else UTF-8, else the best guess, as a browser
+        # reads a file without a server to name its charset.
+        text = text_decoded(data)
+    except UndecodableError as exc:
+        raise ValueError(f"pengodean teks tidak dikenali ({exc}); simpan ulang sebagai UTF-8") from None
     check_text(text)
     return Converted(text)
 

@@ -121,23 +121,38 @@ def test_files_with_options(tmp_path: Path):
 def test_bad_files_are_reported_clearly(tmp_path: Path):
     (tmp_path / "kosong.md").write_text("  \n", encoding="utf-8")
     (tmp_path / "biner.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
-    (tmp_path / "latin1.txt").write_bytes("Caf\xe9 ol\xe9".encode("latin-1"))
     (tmp_path / "laporan.odt").write_bytes(b"PK\x03\x04")
     (tmp_path / "rusak.html").write_text("<script>alert(1)</script><style>x</style>", encoding="utf-8")
     big = tmp_path / "besar.txt"
     big.write_text(("Paragraf panjang tentang sinkronisasi. " * 30 + "\n\n") * 4600, encoding="utf-8")
     good = tmp_path / "baik.txt"
     good.write_text("Dokumen yang baik.", encoding="utf-8")
-    files = ["kosong.md", "biner.txt", "latin1.txt", "laporan.odt", "rusak.html", "besar.txt", "baik.txt"]
+    files = ["kosong.md", "biner.txt", "laporan.odt", "rusak.html", "besar.txt", "baik.txt"]
     _, err, error = run(*[str(tmp_path / f) for f in files], "--sync")
-    assert error is not None and "6 masukan ditolak" in str(error)
+    assert error is not None and "5 masukan ditolak" in str(error)
     assert "kosong.md: isi dokumen kosong" in err
     assert "biner.txt: file biner" in err
-    assert "latin1.txt: bukan UTF-8 yang valid (byte 0xe9" in err
     assert "laporan.odt: format tidak dikenal '.odt'" in err
     assert "rusak.html: tidak ada teks yang bisa dibaca sebagai html" in err
     assert "besar.txt: file 5.1 MB; batasnya 4 MB" in err
     assert list(Document.objects.values_list("key", flat=True)) == ["baik"]
+
+
+def test_files_in_legacy_encodings_are_read_as_a_browser_reads_them(tmp_path: Path):
+    page = (
+        '<html><head><meta charset="windows-1252"><title>Tarif</title></head><body>'
+        "<h1>Tarif \u201cPremium\u201d</h1><p>Biaya \u20ac5 per bulan \u2014 termasuk caf\u00e9 di lounge.</p>"
+        "</body></html>"
+    )
+    (tmp_path / "tarif.html").write_bytes(page.encode("windows-1252"))
+    note = "Catatan r\u00e9sum\u00e9: pemilik caf\u00e9 \u00e0 la carte di Menteng, na\u00efve tapi jujur. " * 3
+    (tmp_path / "catatan.txt").write_bytes(note.encode("iso-8859-1"))
+    _, err, error = run(str(tmp_path / "tarif.html"), str(tmp_path / "catatan.txt"), "--public", "--sync")
+    assert error is None, err
+    html = Document.objects.get(key="tarif").current_revision
+    assert "Tarif \u201cPremium\u201d" in html.content and "\u20ac5 per bulan \u2014 termasuk caf\u00e9" in html.content
+    text = Document.objects.get(key="catatan").current_revision.content
+    assert "r\u00e9sum\u00e9" in text and "caf\u00e9 \u00e0 la carte" in text and "\ufffd" not in text
 
 
 def test_usage_errors():

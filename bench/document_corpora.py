@@ -172,6 +172,16 @@ def near_duplicates(chunks: list[Chunk], threshold: float) -> int:
     return len(marked)
 
 
+def header_only(chunks: list[Chunk]) -> int:
+    """Table chunks holding nothing but a header (at most its row and rule)
+    that the next chunk starts with: a header cut off from its first row."""
+    return sum(
+        1
+        for a, b in zip(chunks, chunks[1:], strict=False)
+        if a.kind == "table" and a.text.count("\n") <= 1 and b.text.startswith(a.text.rstrip() + "\n")
+    )
+
+
 def short(message: str, width: int = 110) -> str:
     message = " ".join(str(message).split())
     return message if len(message) <= width else message[: width - 1] + "…"
@@ -190,7 +200,9 @@ class PdfRow:
     reference: int = 0  # pdfplumber tokens
     hit_text: int = 0
     hit_crumbs: int = 0
+    chunk_tokens: int = 0  # tokens of the chunks' text (repeated table headers and lead-ins included)
     near_dups: int = 0
+    header_only: int = 0  # table chunks that are only the header the next chunk repeats
     seconds: float = 0.0
     revision_id: int | None = None
 
@@ -207,6 +219,13 @@ def pdfplumber_tokens(path: Path) -> tuple[int | None, list[str], str]:
             return len(pdf.pages), out, ""
     except Exception as exc:  # noqa: BLE001
         return None, [], f"{type(exc).__name__}: {exc}"
+
+
+def pdfplumber_text(path: Path) -> str:
+    import pdfplumber
+
+    with pdfplumber.open(path) as pdf:
+        return " ".join((pdf.pages[0].extract_text() or "").split())
 
 
 def ingest_file(path: Path, key: str) -> tuple[str, str, int | None]:
@@ -256,7 +275,7 @@ def run_pdfplumber(folder: Path, args: argparse.Namespace) -> dict:
         + (f" (bukan PDF, dilewati: {', '.join(others)})" if others else "")
     )
     rows: list[PdfRow] = []
-    rotated_text = None
+    rotated_text = rotated_plumber = None
     for n, path in enumerate(files, start=1):
         row = PdfRow(path.name)
         started = time.perf_counter()
@@ -277,11 +296,14 @@ def run_pdfplumber(folder: Path, args: argparse.Namespace) -> dict:
             chunks = chunks_of(row.revision_id)
             row.chunks = len(chunks)
             text_tokens = [t for c in chunks for t in tokens(c.text)]
+            row.chunk_tokens = len(text_tokens)
             row.hit_text, _ = recall(reference, text_tokens)
             row.hit_crumbs, _ = recall(reference, text_tokens + breadcrumb_tokens(chunks))
             row.near_dups = near_duplicates(chunks, args.jaccard)
+            row.header_only = header_only(chunks)
             if path.name == ROTATED and chunks:
                 rotated_text = chunks[0].text[:300]
+                rotated_plumber = pdfplumber_text(path)[:300]
         elif plumber_error and not row.reason:
             row.reason = plumber_error
         rows.append(row)
@@ -292,17 +314,26 @@ def run_pdfplumber(folder: Path, args: argparse.Namespace) -> dict:
         )
 
     print()
-    head = f"{'file':46} {'status':8} {'hlm':>4} {'ptg':>4} {'tok':>6} {'recall':>7} {'+jejak':>7} {'kembar':>6} {'s':>6}  alasan"
+    head = (
+        f"{'file':46} {'status':8} {'hlm':>4} {'ptg':>4} {'tok':>6} {'recall':>7} {'+jejak':>7} "
+        f"{'rasio':>5} {'kembar':>6} {'s':>6}  alasan"
+    )
     print(head)
     print("-" * len(head))
     for r in rows:
         rt = f"{r.hit_text / r.reference:.3f}" if r.status == "indexed" and r.reference else "-"
         rc = f"{r.hit_crumbs / r.reference:.3f}" if r.status == "indexed" and r.reference else "-"
         pages = "-" if r.pages is None else str(r.pages)
+        ratio = f"{r.chunk_tokens / r.reference:.2f}" if r.status == "indexed" and r.reference else "-"
         print(
             f"{r.name[:46]:46} {r.status:8} {pages:>4} {r.chunks:>4} {r.reference:>6} {rt:>7} {rc:>7} "
-            f"{r.near_dups:>6} {r.seconds:>6.1f}  {short(r.reason, 80)}"
+            f"{ratio:>5} {r.near_dups:>6} {r.seconds:>6.1f}  {short(r.reason, 80)}"
         )
+    print(
+        "tok: token teks pdfplumber; recall: bagiannya yang ada di teks potongan; +jejak: dengan judul di jejak "
+        "judul (sekali per bagian); rasio: token teks potongan / tok (>1: teks berulang, mis. kepala tabel "
+        "yang diulang di tiap potongan); kembar: potongan yang hampir sama dengan potongan lain revisi itu"
+    )
     indexed = [r for r in rows if r.status == "indexed"]
     ref = sum(r.reference for r in indexed)
     hit_t = sum(r.hit_text for r in indexed)
@@ -319,7 +350,8 @@ def run_pdfplumber(folder: Path, args: argparse.Namespace) -> dict:
     if ref:
         print(
             f"recall kata pdfplumber (file diindeks, {ref:,} token): teks potongan {hit_t / ref:.3f}, "
-            f"teks + jejak judul {hit_c / ref:.3f}; rata-rata per file "
+            f"teks + jejak judul {hit_c / ref:.3f}; rasio token {sum(r.chunk_tokens for r in indexed) / ref:.2f}; "
+            "rata-rata recall per file "
             f"{sum(r.hit_text / r.reference for r in indexed if r.reference) / max(1, sum(1 for r in indexed if r.reference)):.3f}"
         )
     worst = sorted((r for r in indexed if r.reference), key=lambda r: r.hit_text / r.reference)[:5]
@@ -332,13 +364,20 @@ def run_pdfplumber(folder: Path, args: argparse.Namespace) -> dict:
         f"{sum(r.chunks for r in indexed)} potongan, di {sum(1 for r in indexed if r.near_dups)} file: "
         + ", ".join(f"{r.name} {r.near_dups}/{r.chunks}" for r in indexed if r.near_dups)
     )
+    print(
+        f"potongan tabel yang hanya berisi kepala tabel (diulang di potongan berikutnya): "
+        f"{sum(r.header_only for r in indexed)}, di {sum(1 for r in indexed if r.header_only)} file: "
+        + ", ".join(f"{r.name} {r.header_only}" for r in indexed if r.header_only)
+    )
     if rotated_text is not None:
         print(f"\n{ROTATED}, potongan pertama (300 karakter):\n{rotated_text!r}")
+        print(f"pdfplumber extract_text() halaman 1 (300 karakter, baris digabung):\n{rotated_plumber!r}")
     elif any(r.name == ROTATED for r in rows):
         print(f"\n{ROTATED}: tidak diindeks")
     return {
         "rows": [asdict(r) for r in rows],
         "rotated_first_chunk": rotated_text,
+        "rotated_pdfplumber": rotated_plumber,
         "recall_text": hit_t / ref if ref else None,
         "recall_with_breadcrumbs": hit_c / ref if ref else None,
     }
@@ -596,7 +635,10 @@ def run_trafilatura(folder: Path, args: argparse.Namespace) -> dict:
                             continue
                         if flat(s) not in content:
                             if in_comments is None:
-                                in_comments = flat(with_comments(path))
+                                try:
+                                    in_comments = flat(with_comments(path))
+                                except Exception:  # noqa: BLE001 — a diagnostic only
+                                    in_comments = ""
                             if flat(s) in in_comments:
                                 row.with_in_comments += 1
                                 s += "  [nur in Kommentaren: include_comments=False]"

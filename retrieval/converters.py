@@ -28,6 +28,10 @@ BINARY_FORMATS = ("pdf", "docx")
 MAX_FILE_BYTES = 25 * 1024 * 1024
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0"  # encrypted Office files and old .doc are OLE containers
 _BULLET = re.compile(r"^\s*(?:[•▪●◦‣∙·\-–*]|\(?\d{1,2}[.)]|[a-z][.)])\s+")
+_SYMBOL_BULLET = re.compile(r"^\s*[•▪●◦‣∙·\-–*]\s+")
+_NUMBERED = re.compile(r"^\s*(\d{1,2}[.)])\s+")
+# A list item's line in the Markdown written here: "- …" or "1. …".
+_LIST_LINE = re.compile(r"^(?:- |\d{1,2}[.)] )")
 
 
 class ConversionError(ValueError):
@@ -146,15 +150,38 @@ def _join(blocks: list[str]) -> str:
     out = ""
     for n, block in enumerate(blocks):
         if n:
-            out += "\n" if block.startswith("- ") and blocks[n - 1].startswith("- ") else "\n\n"
+            out += "\n" if _LIST_LINE.match(block) and _LIST_LINE.match(blocks[n - 1]) else "\n\n"
         out += block
     return out
+
+
+def _list_item(text: str) -> str:
+    """A list line as Markdown: a symbol bullet becomes "- ", a number stays
+    ("1. Pembukaan", a Markdown ordered item) and a letter is kept in the
+    item's text ("- a) …"): the numbering is part of what the source says."""
+    if _SYMBOL_BULLET.match(text):
+        return "- " + _SYMBOL_BULLET.sub("", text, count=1)
+    if numbered := _NUMBERED.match(text):
+        return f"{numbered.group(1)} {text[numbered.end() :]}"
+    return "- " + text.strip()
+
+
+def _unbroken(text: str) -> str:
+    """Lines joined into a paragraph with words broken at a line's end
+    mended ("sinkroni- sasi" → "sinkronisasi"); a break between digits keeps
+    its hyphen ("2023- 0379" → "2023-0379"), a number's parts being no word."""
+    text = re.sub(r"(\d)- (\d)", r"\1-\2", text)
+    return re.sub(r"([^\W\d_])- ([^\W\d_])", r"\1\2", text)
 
 
 def _page_lines(page) -> Iterator[tuple[str, str, float]]:  # noqa: ANN001
     """("line", text, font size), ("gap", "", 0) between paragraphs and
     ("table", markdown, 0), in reading order."""
-    tables = page.find_tables()
+    found = page.find_tables()
+    # A table that holds other tables is a frame around them (pdfplumber
+    # finds both): keeping it too would give the page's text twice, once
+    # squeezed into its cells. Its text outside the inner tables is read as lines.
+    tables = [t for t in found if not any(o is not t and _holds_box(t.bbox, o.bbox) for o in found)]
     boxes = [t.bbox for t in tables]
     items: list[tuple[float, str, str, float]] = []
     for table in tables:
@@ -227,6 +254,12 @@ def running_lines_dropped(pages: list[list[tuple[str, str, float]]]) -> list[lis
     return out
 
 
+def _holds_box(outer: tuple[float, ...], inner: tuple[float, ...]) -> bool:
+    return (
+        outer[0] <= inner[0] + 1 and outer[1] <= inner[1] + 1 and outer[2] >= inner[2] - 1 and outer[3] >= inner[3] - 1
+    )
+
+
 def _inside(line: dict, box: tuple[float, float, float, float]) -> bool:
     x0, top, x1, bottom = box
     return line["x0"] >= x0 - 1 and line["x1"] <= x1 + 1 and line["top"] >= top - 1 and line["bottom"] <= bottom + 1
@@ -239,7 +272,7 @@ def _pdf_blocks(lines: list[tuple[str, str, float]], body: float, heading_sizes:
 
     def flush() -> Iterator[str]:
         if paragraph:
-            yield re.sub(r"(\w)- (\w)", r"\1\2", " ".join(paragraph))
+            yield _unbroken(" ".join(paragraph))
             paragraph.clear()
 
     for kind, text, size in lines:
@@ -253,7 +286,7 @@ def _pdf_blocks(lines: list[tuple[str, str, float]], body: float, heading_sizes:
             yield "#" * (heading_sizes.index(round(size, 1)) + 1) + " " + text
         elif _BULLET.match(text):
             yield from flush()
-            yield "- " + _BULLET.sub("", text, count=1)
+            yield _list_item(text)
         else:
             paragraph.append(text)
     yield from flush()

@@ -14,7 +14,7 @@ import pytest
 from django.core.management import CommandError
 from fpdf import FPDF
 
-from retrieval import sources
+from retrieval import converters, sources
 from retrieval.ingestion import RevisionInput, revision_index, revision_reopen, revision_submit
 from retrieval.models import Chunk, Document, Revision, RevisionScan
 from retrieval.ocr import ocr_available
@@ -396,3 +396,34 @@ def test_a_turned_page_reads_in_order_with_a_header_cell_per_ruled_column(tmp_pa
         "| Pre-Pawn Handgun | Pre-Pawn Long Gun | Pre-Pawn *Other | Redemption Handgun |" in content
     )
     assert content.count("NICS Firearm Background Checks") == 1
+
+
+def test_a_frame_around_tables_is_not_a_table_again():
+    """pdfplumber finds the frame and the tables in it (tests/retrieval/files/SOURCES.md)."""
+    text = converters.convert((FILES / "issue-140-example.pdf").read_bytes(), "pdf").text
+    assert text.count("LILYS 40% SLTD ALMND CHOC") == 1
+    assert "\nAssociated claims\n" in text  # the frame's own text, read as a line
+    assert "| Line no | UPC code | Location | Item Description |" in text
+
+
+def numbered_pdf() -> bytes:
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    for line in [
+        "Agenda rapat redaksi:",
+        "1. Pembukaan oleh pemimpin redaksi",
+        "2. Laporan liputan banjir",
+        "a) Foto dari lapangan",
+        "Nomor perkara 2023-",
+        "0379 diputus pekan lalu; ringkasan putusan dikirimkan sore ini oleh redaktur pelak-",
+        "sana.",
+    ]:
+        pdf.cell(0, 6, line, new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
+def test_list_numbers_stay_and_numbers_broken_at_a_line_end_keep_their_hyphen():
+    text = converters.convert(numbered_pdf(), "pdf").text
+    assert "1. Pembukaan oleh pemimpin redaksi\n2. Laporan liputan banjir\n- a) Foto dari lapangan" in text
+    assert "Nomor perkara 2023-0379 diputus" in text and "redaktur pelaksana." in text

@@ -35,12 +35,15 @@ How a chunk maps back to its source (tested in
   element (``_hidden``) or an element that is not content (``_HTML_SKIP``).
 * ``token_count`` exceeds ``max_tokens`` only when the chunk holds a single
   indivisible part (``parts == 1``): one word, one code line, one table row
-  or one list item that is larger than the limit by itself.
+  or one list item that is larger than the limit by itself — or a table's
+  header with its first row (a list's lead-in with its first item), which
+  count as one: a header alone would be a chunk that says nothing.
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -57,7 +60,9 @@ from markdown_it import MarkdownIt
 # (breadcrumbs) are their text without inline markup (no `backticks`).
 # v5: a heading with no text under it that leaves the breadcrumb is a unit of
 # the next chunk's text (or of a last chunk), never lost.
-CHUNKER_VERSION = "structure-v5"
+# v6: a split table's header (a list's lead-in) is never a chunk by itself:
+# its first row (item) joins it.
+CHUNKER_VERSION = "structure-v6"
 
 TokenCounter = Callable[[str], int]
 
@@ -112,6 +117,9 @@ class _Unit:
     parts: list[Piece]
     context: tuple[Piece, ...] = ()  # repeated in front of later pieces when split
     repeat: tuple[Piece, ...] = field(default=())  # what this piece repeats
+    # Leading parts bound to the part after them: a table's header (or a
+    # list's lead-in) with no room for its first row never stands alone.
+    bound: int = 0
 
 
 class ChunkingError(ValueError):
@@ -812,9 +820,15 @@ class _Packer:
         out: list[_Unit] = []
         for part in parts:
             if out:
-                candidate = _Unit(unit.kind, [*out[-1].parts, part], repeat=out[-1].repeat)
+                candidate = _Unit(unit.kind, [*out[-1].parts, part], repeat=out[-1].repeat, bound=out[-1].bound)
                 if self.count(self.text([candidate])) <= self.max_tokens:
                     out[-1] = candidate
+                    continue
+                if all(p in unit.context for p in out[-1].parts):
+                    # A header without a row (a lead-in without an item) says
+                    # nothing by itself, and the next piece repeats it anyway:
+                    # its first part joins it, over the limit if need be.
+                    out[-1] = dataclasses.replace(candidate, bound=len(out[-1].parts))
                     continue
             repeat = tuple(c for c in unit.context if c.end <= part.start)
             out.append(_Unit(unit.kind, [part], repeat=repeat))
@@ -853,7 +867,7 @@ def chunk_blocks(
                     char_start=group[0].parts[0].start,
                     char_end=group[-1].parts[-1].end,
                     repeated=tuple((p.start, p.end) for p in group[0].repeat),
-                    parts=sum(len(u.parts) for u in group),
+                    parts=sum(len(u.parts) - u.bound for u in group),
                 )
             )
             group.clear()

@@ -443,3 +443,16 @@ def test_real_tokenizer_on_generated_documents(doc):
     assert_maps_back(source, "markdown", chunks)
     assert_every_word_once(source, "markdown", doc, chunks)
     assert_size(chunks, count, 40)
+
+
+def test_a_table_header_never_stands_alone():
+    """A header too long to share a chunk with its first row takes that row
+    along, over the limit: a chunk of column names only says nothing."""
+    header = "| " + " | ".join(f"kolom{n} keterangan panjang" for n in range(6)) + " |"
+    rows = "\n".join("| " + " | ".join(f"nilai{r}{n}" for n in range(6)) + " |" for r in range(4))
+    source = f"# Data\n\n{header}\n|{'---|' * 6}\n{rows}\n"
+    chunks = chunk_document(source, "markdown", count=words, max_tokens=20)
+    tables = [c for c in chunks if c.kind == "table"]
+    assert all("nilai" in c.text for c in tables), [c.text for c in tables]
+    assert tables[0].text.startswith(header) and "nilai00" in tables[0].text and tables[0].parts == 1
+    assert_size(chunks, words, 20)

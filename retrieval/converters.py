@@ -225,10 +225,11 @@ def running_lines_dropped(pages: list[list[tuple[str, str, float]]]) -> list[lis
     body = statistics.median(sizes) if sizes else 0
 
     def band(page: list[tuple[str, str, float]]) -> list[int]:
-        # Body-sized or smaller: a chapter heading on top of every page
-        # ("Bab 3") is larger, and stays.
-        lines = [n for n, (kind, _, size) in enumerate(page) if kind == "line" and size <= body * 1.05]
-        return sorted(set(lines[:RUNNING_BAND] + lines[-RUNNING_BAND:]))
+        # The page's first and last lines, those body-sized or smaller: a
+        # chapter heading on top of every page ("Bab 3") is larger, and stays.
+        lines = [n for n, (kind, _, _) in enumerate(page) if kind == "line"]
+        edge = sorted(set(lines[:RUNNING_BAND] + lines[-RUNNING_BAND:]))
+        return [n for n in edge if page[n][2] <= body * 1.05]
 
     def key(text: str) -> str:
         return _DIGITS.sub("#", " ".join(text.lower().split()))

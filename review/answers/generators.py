@@ -133,10 +133,12 @@ def candidates_score(
 
 @dataclass
 class ExtractiveGenerator:
-    """Claims from the scorer: the most probable units, those at least
-    ``claim_ratio`` × the best's probability, at most ``max_claims``; units that state the
-    same fact (near-identical embeddings, the same numbers and identifiers)
-    become one claim citing each of their sources."""
+    """Claims from the scorer: units in claim order (probability with
+    ``meaning_weight`` × meaning, ``Scored.claim_order``), the first always,
+    a further one when at least ``claim_ratio`` × the best probability and
+    the floor, at most ``max_claims``; units that state the same fact
+    (near-identical embeddings, the same numbers and identifiers) become one
+    claim citing each of their sources."""
 
     max_claims: int = 3
     claim_ratio: float = 0.15
@@ -145,6 +147,9 @@ class ExtractiveGenerator:
     # that bar too: validation flags it weak_support and an editor judges it.
     claim_floor: float | None = None
     same_fact: float = 0.8  # share of words two units must have in common to say the same
+    # How much a unit's meaning (e5 cosine to the question) weighs beside its
+    # probability in the order claims are drawn (see Scored.claim_order).
+    meaning_weight: float = 0.0
     name: str = "extractive"
 
     def generate(self, question: str, chunks: list[Hit], scored: Scored) -> Generation:
@@ -153,19 +158,19 @@ class ExtractiveGenerator:
             return Generation(
                 Draft(status="insufficient_evidence", claims=[], missing=missing_phrases(scored)), self.name
             )
-        # A further claim's unit must be near the best (claim_ratio × its
-        # probability) and no weaker than the floor; the best one always makes
-        # the first claim (the band decides the status).
+        # The first unit in claim order always makes the first claim (the band
+        # decides the status); a further claim's unit must be near the best
+        # (claim_ratio × its probability) and no weaker than the floor.
         floor = thresholds()["support_min"] if self.claim_floor is None else self.claim_floor
-        bar = max(scored.best * self.claim_ratio, min(floor, scored.best))
+        bar = max(scored.best * self.claim_ratio, floor)  # for the further claims; the first is always made
         groups: list[list[ScoredUnit]] = []
-        for candidate in scored.units:
+        for candidate in scored.claim_order(self.meaning_weight):
             same = next((g for g in groups if _same_fact(g[0], candidate, self.same_fact)), None)
             if same is not None:
                 # Another source stating the claim's fact supports it, whatever its own score.
                 if all(s.hit.evidence_id != candidate.hit.evidence_id for s in same):
                     same.append(candidate)
-            elif candidate.probability >= bar and len(groups) < self.max_claims:
+            elif (not groups or candidate.probability >= bar) and len(groups) < self.max_claims:
                 groups.append([candidate])
         claims = [
             Claim(

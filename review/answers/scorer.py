@@ -159,6 +159,21 @@ class Scored:
     def best(self) -> float:
         return self.units[0].probability if self.units else 0.0
 
+    def claim_order(self, meaning_weight: float = 0.0) -> list[ScoredUnit]:
+        """The units in the order claims are drawn from them: by the log-odds
+        of their probability plus ``meaning_weight`` × their e5 cosine to the
+        question. The unit model learned from IDK-MRC, where a unit sharing
+        the question's words nearly always answers it; in an archive where
+        every unit of a product's page shares them, meaning ranks the
+        answering unit first more often (bench/claim_order.py). The
+        probabilities and the band are the models' own, whatever the order."""
+        if not meaning_weight or len(self.vector) == 0:
+            return list(self.units)
+        return sorted(
+            self.units,
+            key=lambda s: -(float(log_odds(s.probability)[0, 0]) + meaning_weight * float(s.vector @ self.vector)),
+        )
+
     def band(self) -> str:
         bars = thresholds()
         if not self.units or self.absent_identifiers or self.answerable < bars["refuse_below"]:

@@ -35,19 +35,26 @@ def test_word_pairs_tell_copies_from_rows_with_the_same_words():
 
 
 def notice_pdf() -> bytes:
-    """Four pages, each a section of its own closing with the same notice."""
+    """Four pages, each a section of its own with the same notice in the
+    middle of the page (at its top or bottom it would be a running header
+    or footer, kept once by the converter)."""
     pdf = FPDF()
     for n, topic in enumerate(["Paket Hemat", "Paket Kerja", "Paket Keluarga", "Paket Pelajar"], start=1):
         pdf.add_page()
         pdf.set_font("Helvetica", "B", 16)
         pdf.cell(0, 10, f"Bagian {n}: {topic}", new_x="LMARGIN", new_y="NEXT")
-        pdf.set_font("Helvetica", size=11)
-        pdf.multi_cell(0, 6, f"{topic} memberi kuota {n * 10} GB per bulan untuk pelanggan baru.")
-        pdf.ln(4)
         pdf.set_font("Helvetica", "B", 14)
         pdf.cell(0, 8, "Catatan", new_x="LMARGIN", new_y="NEXT")
         pdf.set_font("Helvetica", size=11)
         pdf.multi_cell(0, 6, NOTICE)
+        pdf.ln(4)
+        pdf.set_font("Helvetica", "B", 14)
+        pdf.cell(0, 8, "Rincian", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=11)
+        pdf.multi_cell(
+            0, 6, f"{topic} memberi kuota {n * 10} GB per bulan untuk pelanggan baru.", new_x="LMARGIN", new_y="NEXT"
+        )
+        pdf.multi_cell(0, 6, f"Pendaftaran {topic} dibuka di gerai dan aplikasi Kanal.")
     return bytes(pdf.output())
 
 

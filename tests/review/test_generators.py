@@ -309,3 +309,37 @@ def test_a_model_claim_on_a_unit_that_does_not_answer_is_weak_support(archive, h
     [claim] = contract.claims
     assert claim.score < thresholds()["support_min"] and "weak_support" in claim.flags
     assert contract.status != "answered"
+
+
+def test_claims_are_drawn_by_probability_and_meaning_the_first_always_shown(settings):
+    """A unit the model scores a little lower but that means what was asked
+    comes first once meaning weighs (bench/claim_order.py chose the weight);
+    the first claim is made whatever its probability, a further one needs the bar."""
+    import numpy as np
+
+    from retrieval.search import Hit
+    from review.answers.generators import ExtractiveGenerator
+    from review.answers.scorer import Scored, ScoredUnit
+    from review.answers.units import Unit
+
+    settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "refuse_below": 0.1, "support_min": 0.2}
+    question = np.array([1.0, 0.0])
+
+    def scored_unit(text: str, probability: float, cosine: float, n: int) -> ScoredUnit:
+        hit = Hit(f"D{n}:r1:p1", f"D{n}", 1, "Judul", "", text, False, 1, 1, 0.0, None, "faq", None, "", chunk_id=n)
+        vector = np.array([cosine, float(np.sqrt(1 - cosine**2))])
+        return ScoredUnit(hit, Unit(text, 0, len(text), "sentence"), probability, vector)
+
+    lexical = scored_unit("Smart Sync tersedia untuk paket Bisnis dan Enterprise.", 0.30, 0.80, 1)
+    meant = scored_unit("Sinkronisasi blok memakai sidik jari BLAKE3.", 0.12, 0.93, 2)
+    scored = Scored([lexical, meant], 0.5, "apa", [], vector=question)
+    assert [u.unit.text for u in scored.claim_order(0.0)] == [lexical.unit.text, meant.unit.text]
+    assert scored.claim_order(20.0)[0] is meant
+
+    draft = ExtractiveGenerator(meaning_weight=20.0).generate("Hash apa yang dipakai Smart Sync?", [], scored).draft
+    assert draft.claims[0].text == meant.unit.text  # first, though below the support bar
+    assert [c.text for c in draft.claims] == [meant.unit.text, lexical.unit.text]  # 0.30 clears the bar of 0.2
+    alone = Scored([lexical, meant], 0.5, "apa", [], vector=question)
+    alone.units[0].probability = 0.15  # now below the bar: no further claim
+    draft = ExtractiveGenerator(meaning_weight=20.0).generate("Hash apa yang dipakai Smart Sync?", [], alone).draft
+    assert [c.text for c in draft.claims] == [meant.unit.text]

@@ -1,6 +1,7 @@
 """Latency of the answer stage next to retrieval's, on the demo archive.
 
     uv run python bench/answer_latency.py [--set demo] [--rounds 2] [--artefacts answerer-v1,answerer-v2]
+    uv run python bench/answer_latency.py --meaning-weights 0,20
 
 Asks every case of the evaluation set as its user with the default
 (extractive, scored) generator; the first round fills the embedding cache
@@ -9,7 +10,9 @@ p50/p95 per stage: query embedding and SQL (retrieval), then context, unit
 scoring, claims and validation (the answer stage), and the whole ask. With
 ``--artefacts``, each case is asked with every artefact in turn (the order
 turning case by case, so neither always runs second on warm pages), and the
-stages are printed side by side with the ratio of each to the first.
+stages are printed side by side with the ratio of each to the first;
+``--meaning-weights`` does the same for the extractive generator's claim
+order (``NALARKU_EXTRACTIVE["meaning_weight"]``) with the configured artefact.
 Uses the demo's data directory (var/; ``make demo`` or ``make report`` fills it).
 """
 
@@ -32,8 +35,10 @@ import django  # noqa: E402
 
 django.setup()
 
+from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import transaction  # noqa: E402
+from django.test import override_settings  # noqa: E402
 
 from review.answers.pipeline import question_ask  # noqa: E402
 from review.answers.scorer import artefact_used  # noqa: E402
@@ -48,6 +53,15 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def variant(name: str):  # noqa: ANN201 - a context manager
+    """Ask as ``name`` says: "weight 20" (the claim order's meaning weight), an
+    artefact's name, or "" (the configuration)."""
+    if name.startswith("weight "):
+        weight = float(name.removeprefix("weight "))
+        return override_settings(NALARKU_EXTRACTIVE={**settings.NALARKU_EXTRACTIVE, "meaning_weight": weight})
+    return artefact_used(name) if name else nullcontext()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", default="demo", help="evaluation set (default demo)")
@@ -55,19 +69,23 @@ def main() -> None:
     parser.add_argument(
         "--artefacts", default="", help="scorer artefacts to compare, comma-separated (default: the configured one)"
     )
+    parser.add_argument(
+        "--meaning-weights", default="", help="claim-order meaning weights to compare, comma-separated (e.g. 0,20)"
+    )
     args = parser.parse_args()
     eval_set = EvalSet.objects.filter(name=args.set).first()
     if eval_set is None:
         sys.exit(f"set {args.set!r} not found: run `manage.py eval_import demo/eval.jsonl --name demo` first")
     users = {u.username: u for u in get_user_model().objects.all()}
     cases = list(eval_set.cases.order_by("case_id"))
-    names = [a.strip() for a in args.artefacts.split(",") if a.strip()] or [""]
+    weights = [w.strip() for w in args.meaning_weights.split(",") if w.strip()]
+    names = [f"weight {w}" for w in weights] or [a.strip() for a in args.artefacts.split(",") if a.strip()] or [""]
     stages: dict[str, dict[str, list[float]]] = {name: {} for name in names}
     for round_ in range(args.rounds):
         for n, case in enumerate(cases):
             for name in names[n % len(names) :] + names[: n % len(names)]:
                 warming = round_ == 0 and args.rounds > 1
-                with artefact_used(name) if name else nullcontext():
+                with variant(name):
                     # The warming round commits (the answer units' embeddings
                     # stay in the cache) and then deletes its questions; the
                     # measured rounds roll everything back.

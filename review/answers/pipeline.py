@@ -306,7 +306,7 @@ def _status(
 ) -> str:
     """The band the evidence earns, lowered by anything an editor must look
     at; never higher than the band. ``quoted``: the claims are the engine's
-    quotes, most probable first; the first must be well supported, and the
+    quotes, in claim order; the first must be well supported, and the
     further candidates below the support bar keep their ``weak_support``
     flag for the editor without lowering the status (a model's weak claim
     is an assertion, and always does)."""

@@ -192,7 +192,10 @@ def test_requests_to_one_host_are_spaced(httpserver: HTTPServer):
         for _ in range(3):
             fetcher.get(httpserver.url_for("/a"))
     gaps = [b - a for a, b in pairwise(times)]
-    assert len(gaps) == 2 and min(gaps) >= 0.38, gaps
+    # The fetcher spaces its sends by 0.4 s; the server sees each a little
+    # after it was sent, and on a loaded machine the first one's lateness
+    # shortens the gap it starts (0.37 s seen). Unspaced requests are ms apart.
+    assert len(gaps) == 2 and min(gaps) >= 0.3, gaps
 
 
 def test_a_manifest_line_with_fetch_and_the_periodic_task(site: Site, tmp_path: Path):

@@ -182,6 +182,18 @@ def header_only(chunks: list[Chunk]) -> int:
     )
 
 
+def print_outcomes(label: str, rows: list) -> None:
+    """How many were indexed, refused, crashed or timed out, and why each not indexed was not."""
+    counts = Counter(r.status for r in rows)
+    print(
+        f"{label}: {len(rows)}; diindeks {counts['indexed']}, ditolak {counts['refused']}, "
+        f"crash {counts['crash']}, batas waktu {counts['timeout']}"
+    )
+    for r in rows:
+        if r.status != "indexed":
+            print(f"  {r.status}: {r.name}: {r.reason}")
+
+
 def short(message: str, width: int = 110) -> str:
     message = " ".join(str(message).split())
     return message if len(message) <= width else message[: width - 1] + "…"
@@ -339,14 +351,7 @@ def run_pdfplumber(folder: Path, args: argparse.Namespace) -> dict:
     hit_t = sum(r.hit_text for r in indexed)
     hit_c = sum(r.hit_crumbs for r in indexed)
     print()
-    counts = Counter(r.status for r in rows)
-    print(
-        f"PDF: {len(rows)}; diindeks {counts['indexed']}, ditolak {counts['refused']}, "
-        f"crash {counts['crash']}, batas waktu {counts['timeout']}"
-    )
-    for r in rows:
-        if r.status != "indexed":
-            print(f"  {r.status}: {r.name}: {r.reason}")
+    print_outcomes("PDF", rows)
     if ref:
         print(
             f"recall kata pdfplumber (file diindeks, {ref:,} token): teks potongan {hit_t / ref:.3f}, "
@@ -669,15 +674,8 @@ def run_trafilatura(folder: Path, args: argparse.Namespace) -> dict:
             f"{r.seconds:>6.1f}  {short(r.reason, 70)}"
         )
     indexed = [r for r in rows if r.status == "indexed"]
-    counts = Counter(r.status for r in rows)
     print()
-    print(
-        f"halaman: {len(rows)}; diindeks {counts['indexed']}, ditolak {counts['refused']}, "
-        f"crash {counts['crash']}, batas waktu {counts['timeout']}"
-    )
-    for r in rows:
-        if r.status != "indexed":
-            print(f"  {r.status}: {r.name}: {r.reason}")
+    print_outcomes("halaman", rows)
     h_total, h_present = sum(r.headings for r in indexed), sum(r.headings_present for r in indexed)
     print(f"judul (baris # di Markdown revisi) ada di teks/jejak potongan: {h_present}/{h_total}")
     for r in indexed:

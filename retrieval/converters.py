@@ -94,7 +94,7 @@ def pdf_to_markdown(data: bytes, *, ocr: bool = True, progress: Callable[[int, i
                 ocr_limit_check(len(scanned))
                 return Converted("", scan=data)
             for batch, recognised in ocr_pdf(data, scanned, progress=progress):
-                read, _ = _pdf_pages(recognised)
+                read, _ = _pdf_pages(recognised, only=set(batch))
                 for n in batch:
                     pages[n - 1] = read[n - 1]
         except OcrError as exc:
@@ -116,9 +116,11 @@ def pdf_to_markdown(data: bytes, *, ocr: bool = True, progress: Callable[[int, i
     return Converted(text.rstrip() + "\n", starts, scanned)
 
 
-def _pdf_pages(data: bytes) -> tuple[list[list[tuple[str, str, float]]], set[int]]:
+def _pdf_pages(data: bytes, only: set[int] | None = None) -> tuple[list[list[tuple[str, str, float]]], set[int]]:
     """Each page's lines, gaps and tables, and the 1-based pages holding a
-    picture; a file pdfplumber cannot open is a ``ConversionError``."""
+    picture; a file pdfplumber cannot open is a ``ConversionError``. With
+    ``only``, the other pages are left unread (empty): an OCR run's result
+    is read for the pages that run recognised."""
     import pdfplumber
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
     from pdfminer.pdfparser import PDFSyntaxError
@@ -128,7 +130,10 @@ def _pdf_pages(data: bytes) -> tuple[list[list[tuple[str, str, float]]], set[int
 
     try:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
-            pages = [list(_page_lines(upright(page))) for page in pdf.pages]
+            pages = [
+                list(_page_lines(upright(page))) if only is None or n in only else []
+                for n, page in enumerate(pdf.pages, start=1)
+            ]
             return pages, {n for n, page in enumerate(pdf.pages, start=1) if page.images}
     except (PDFPasswordIncorrect, PDFEncryptionError):
         raise ConversionError(

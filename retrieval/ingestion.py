@@ -267,7 +267,8 @@ def revision_index(
         revision.save(update_fields=["status", "attempts", "updated_at"])
 
     document = revision.document
-    if RevisionScan.objects.filter(revision_id=revision_id).exists():
+    # Only a revision still without text can be a scan waiting for OCR.
+    if not revision.content and RevisionScan.objects.filter(revision_id=revision_id).exists():
         failure = scan_read(revision, progress=progress)
         if failure:
             _record_failure(revision_id, failure)

@@ -482,8 +482,14 @@ def _announced(lead: Unit | None, text: str) -> str:
     return f"{lead.text.rstrip(':')}:{separator}{text}"
 
 
+# A cell's own "|" is written `\|` (as the converters and the chunker write
+# it): the row is split only at the others, and the cell reads "|" again.
+_CELL_BORDER = re.compile(r"(?<!\\)\|")
+
+
 def _cells(line: str) -> list[str]:
-    return [_rendered(c) for c in line.strip().strip("|").split("|")]
+    inner = re.sub(r"^\s*\||(?<!\\)\|\s*$", "", line)
+    return [_rendered(c.replace("\\|", "|")) for c in _CELL_BORDER.split(inner)]
 
 
 def _row(line: str, offset: int, cells: list[str], header: list[str] | None) -> list[Unit]:

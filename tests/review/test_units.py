@@ -35,6 +35,13 @@ def test_html_tables_as_the_chunker_renders_them_take_their_first_row_as_header(
     assert [u.text for u in units_of(text)] == ["KR-220X — Waktu pemutaran: 30 jam", "KR-110 — Waktu pemutaran: 18 jam"]
 
 
+def test_a_pipe_escaped_inside_a_cell_stays_in_its_cell():
+    # The converters and the chunker write a cell's own "|" as "\\|"; a
+    # command piping into another is one cell, and the claim quotes it as typed.
+    text = "| Tujuan | Perintah |\n|---|---|\n| Cari galat | `grep -i error agent.log \\| tail -n 20` |"
+    assert [u.text for u in units_of(text)] == ["Cari galat — Perintah: grep -i error agent.log | tail -n 20"]
+
+
 def test_a_list_item_carries_its_lead_in():
     text = "Cuti khusus diberikan untuk:\n\n- Cuti melahirkan **3 bulan** dengan gaji penuh.\n- Cuti menikah 3 hari."
     units = units_of(text)

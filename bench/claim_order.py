@@ -65,6 +65,8 @@ def main() -> None:
     for name, items in sets.items():
         for item in items:
             item.question.rarity = rarity_of(item.question.content, artefact.rarity)
+            if artefact.centroid is not None:
+                item.question.baseline = float(item.question.vector @ artefact.centroid)
         x, _, groups = training.item_rows(items, version)
         p = artefact.unit_model.predict_proba(x)[:, 1]
         logit, cos = log_odds(p)[:, 0], x[:, cos_col]

@@ -71,6 +71,7 @@ class Artefact:
     calibrator: object
     meta: dict
     rarity: dict | None = None  # features-v3: stem document frequencies of general text
+    centroid: np.ndarray | None = None  # features-v4: mean embedding of the training units
 
 
 _lock = threading.Lock()
@@ -126,7 +127,14 @@ def _read(path: Path) -> Artefact:
     with path.open("rb") as handle:
         # The artefact is the project's own file, committed beside this module.
         models = pickle.load(handle)  # noqa: S301
-    return Artefact(models["unit_model"], models["context_model"], models["calibrator"], meta, models.get("rarity"))
+    return Artefact(
+        models["unit_model"],
+        models["context_model"],
+        models["calibrator"],
+        meta,
+        models.get("rarity"),
+        models.get("centroid"),
+    )
 
 
 @dataclass
@@ -255,6 +263,7 @@ def evidence_prepare(
     provider: EmbeddingProvider,
     as_of: bool = False,
     rarity: dict | None = None,
+    centroid: np.ndarray | None = None,
 ) -> Prepared:
     """Units, stems (one round trip), IDF and unit embeddings (through the
     cache) of ``chunks`` for ``question``: the same path at training time
@@ -288,6 +297,7 @@ def evidence_prepare(
         cross_lingual=is_english(question),
     )
     asked.rarity = rarity_of(asked.content, rarity)
+    asked.baseline = float(vector @ centroid) if centroid is not None else 0.0
     if flat:
         vectors, _ = embed_passages_cached(flat, provider)
         vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
@@ -343,7 +353,14 @@ def evidence_score(
         vector = provider.embed_query(question)
     loaded = artefact()
     prepared = evidence_prepare(
-        question, chunks, vector=vector, collection=collection, provider=provider, as_of=as_of, rarity=loaded.rarity
+        question,
+        chunks,
+        vector=vector,
+        collection=collection,
+        provider=provider,
+        as_of=as_of,
+        rarity=loaded.rarity,
+        centroid=loaded.centroid,
     )
     asked, vectors = prepared.question, prepared.vectors
     if not len(vectors):

@@ -335,6 +335,14 @@ def item_rows(items: list[Item], version: str = FEATURES_VERSION) -> tuple[np.nd
     return np.vstack(rows), np.concatenate(labels), np.concatenate(groups)
 
 
+def units_centroid(items: list[Item]) -> np.ndarray:
+    """The mean embedding of the units of the training paragraphs (each
+    paragraph once): where e5's space is centred, the features-v4 baseline."""
+    paragraphs = {passage.text: passage for item in items for passage in item.passages}
+    vectors = [passage.unit_vectors for passage in paragraphs.values() if len(passage.units)]
+    return np.vstack(vectors).mean(axis=0).astype(np.float32)
+
+
 def _unit_model():  # noqa: ANN202
     from sklearn.ensemble import HistGradientBoostingClassifier
 
@@ -383,6 +391,7 @@ class Trained:
     metrics: dict
     thresholds: dict
     rarity: dict | None = None
+    centroid: np.ndarray | None = None
 
 
 @dataclass
@@ -434,8 +443,10 @@ def train(
     # every split alike: the scorer reads the same table from the artefact.
     paragraphs = {passage.text: passage.stems for item in train_items for passage in item.passages}
     rarity = rarity_table(list(paragraphs.values()))
+    centroid = units_centroid(train_items)
     for item in [*train_items, *valid_items, *(dev_items or [])]:
         item.question.rarity = rarity_of(item.question.content, rarity)
+        item.question.baseline = float(item.question.vector @ centroid)
     x, y, groups = item_rows(train_items, version)
     progress(f"model unit: {len(x)} baris, {int(y.sum())} positif, {len(train_items)} pertanyaan")
     # Folds by original question: an augmented copy never scores its original.
@@ -476,7 +487,7 @@ def train(
             "context_auc": _auc(split.answered, split.raw),
             **decision_metrics(calibrated[name], split.answerable, split.holds, thresholds),
         }
-    return Trained(unit_model, context_model, calibrator, metrics, thresholds, rarity)
+    return Trained(unit_model, context_model, calibrator, metrics, thresholds, rarity, centroid)
 
 
 def _auc(y: np.ndarray, p: np.ndarray) -> float | None:
@@ -624,6 +635,7 @@ def artefact_write(trained: Trained, directory: Path, *, data: dict[str, Path], 
                 "context_model": trained.context_model,
                 "calibrator": trained.calibrator,
                 "rarity": trained.rarity,
+                "centroid": trained.centroid,
             },
             handle,
             protocol=5,

@@ -1,4 +1,4 @@
-"""How the scorer reads a question (features-v3): frames are the answer
+"""How the scorer reads a question (features-v3, v4): frames are the answer
 type, not terms to find; inflections and hyphenated words are found through
 their stems; names, identifiers and numbers are the terms that must be
 found; an English question is not held to the Indonesian evidence's words."""
@@ -10,7 +10,7 @@ from datetime import date
 import numpy as np
 import pytest
 
-from review.answers.features import NAMES, Passage, Question, feature_names, question_word, unit_features
+from review.answers.features import NAMES, NAMES_V4, Passage, Question, feature_names, question_word, unit_features
 from review.answers.text import frame_free, identifiers, inflects, is_english, is_protected
 from review.answers.units import Unit
 
@@ -123,7 +123,7 @@ def test_a_missing_name_is_a_protected_miss_and_an_english_question_hides_its_te
         protected={"premium"},
     )
     passage = _passage("Paket Bisnis Rp349.000 per bulan.", {"paket", "bisnis", "rp349.000", "bulan"})
-    row = dict(zip(NAMES, unit_features(question, [passage])[0], strict=True))
+    row = dict(zip(NAMES_V4, unit_features(question, [passage])[0], strict=True))
     assert row["miss_protected_unit"] == pytest.approx(0.9)
     assert row["miss_protected_context"] == pytest.approx(0.9)
 
@@ -134,10 +134,22 @@ def test_a_missing_name_is_a_protected_miss_and_an_english_question_hides_its_te
         protected={"premium"},
         cross_lingual=True,
     )
-    row = dict(zip(NAMES, unit_features(english, [passage])[0], strict=True))
+    row = dict(zip(NAMES_V4, unit_features(english, [passage])[0], strict=True))
     assert np.isnan(row["cov_unit"]) and np.isnan(row["miss_context"])
     assert row["miss_protected_context"] == pytest.approx(0.9)  # names are compared in any language
     assert row["cross_lingual"] == 1.0
+
+
+def test_v4_adds_the_meaning_measured_from_the_questions_own_baseline():
+    # An English question's cosines all run lower: v4 also reads each unit's
+    # from the question's cosine with the training units' centroid.
+    question = _question("How long is the reset link valid?", {"long", "reset", "link"}, {"reset", "link"})
+    passage = _passage("Tautan reset berlaku 30 menit.", {"taut", "reset", "laku", "30", "menit"})
+    question.baseline = 0.3
+    v3 = dict(zip(NAMES, unit_features(question, [passage], "features-v3")[0], strict=True))
+    v4 = dict(zip(NAMES_V4, unit_features(question, [passage], "features-v4")[0], strict=True))
+    assert v4["cos"] == v3["cos"] == pytest.approx(1.0) and v4["cos_centred"] == pytest.approx(0.7)
+    assert {k: v for k, v in v4.items() if k != "cos_centred"} == v3
 
 
 @pytest.mark.django_db

@@ -127,7 +127,7 @@ def test_train_answerer_writes_an_artefact_that_scores_side_by_side(tmp_path, ma
     )
     assert error is None and "artefak ditulis" in out
     meta = json.loads((tmp_path / "answerer-test.json").read_text(encoding="utf-8"))
-    assert meta["features_version"] == "features-v3" and meta["units_version"] == "units-v2"
+    assert meta["features_version"] == "features-v4" and meta["units_version"] == "units-v2"
     assert set(meta["thresholds"]) == {"refuse_below", "answer_at", "support_min"}
     assert meta["metrics"]["train"]["questions"] > 16  # the augmented copies are there
 

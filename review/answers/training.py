@@ -28,6 +28,12 @@ lacks (``augment``), each copy keeping its question's labels:
 - some questions with their term signals hidden, as for a question in
   another language than its evidence: the models learn to decide from
   meaning, names, numbers and answer types alone.
+
+Those hidden copies still carry an Indonesian question's cosines, which run
+higher than an English question's over the same Indonesian text. The
+training split therefore also takes real English questions over Indonesian
+paragraphs (``data/squad2-en-over-id``: SQuAD 2.0 dev's English questions,
+its paragraphs machine-translated, answerable and unanswerable alike).
 """
 
 from __future__ import annotations

@@ -110,6 +110,19 @@ def test_train_answerer_writes_an_artefact_that_scores_side_by_side(tmp_path, ma
 
     train, valid = tmp_path / "train.json", tmp_path / "valid.json"
     train.write_text(json.dumps(_squad(PARAGRAPHS[:6])), encoding="utf-8")
+    # English questions over Indonesian paragraphs, as data/squad2-en-over-id holds.
+    english = tmp_path / "english.json"
+    english.write_text(
+        json.dumps(
+            _squad(
+                [
+                    (PARAGRAPHS[0][0], [("Which province is Lake Toba in?", "Sumatera Utara")]),
+                    (PARAGRAPHS[1][0], [("Who built Borobudur?", "wangsa Syailendra"), ("How deep is it?", None)]),
+                ]
+            )
+        ),
+        encoding="utf-8",
+    )
     valid.write_text(json.dumps(_squad(PARAGRAPHS[6:] + PARAGRAPHS[:2])), encoding="utf-8")
     settings.DATA_DIR = str(tmp_path / "data")
     out, _, error = run_command(
@@ -124,9 +137,13 @@ def test_train_answerer_writes_an_artefact_that_scores_side_by_side(tmp_path, ma
         "answerer-test",
         "--dev-set",
         "",
+        "--cross-lingual",
+        str(english),
     )
     assert error is None and "artefak ditulis" in out
     meta = json.loads((tmp_path / "answerer-test.json").read_text(encoding="utf-8"))
+    assert meta["data"]["cross_lingual"]["file"] == "english.json"
+    assert "2 paragraf ke koleksi squad-english" in out  # trained on, beside IDK-MRC's split
     assert meta["features_version"] == "features-v4" and meta["units_version"] == "units-v2"
     assert set(meta["thresholds"]) == {"refuse_below", "answer_at", "support_min"}
     assert meta["metrics"]["train"]["questions"] > 16  # the augmented copies are there

@@ -21,6 +21,9 @@ from review.answers.training import (
 from review.models import EvalSet
 
 DATASET = Path(settings.BASE_DIR).parent / "shared" / "datasets" / "idk-mrc"
+# English questions over Indonesian paragraphs (SQuAD 2.0 dev, the paragraphs
+# machine-translated): what IDK-MRC has none of (data/squad2-en-over-id/SOURCES.md).
+CROSS_LINGUAL = Path(settings.BASE_DIR) / "data" / "squad2-en-over-id" / "squad2-dev-en-over-id.json"
 
 
 class Command(BaseCommand):
@@ -45,6 +48,13 @@ class Command(BaseCommand):
             default="editor-dev",
             help="set evaluasi arsip untuk memilih ambang bersama valid (bawaan %(default)s; '' untuk valid saja)",
         )
+        parser.add_argument(
+            "--cross-lingual",
+            type=Path,
+            default=CROSS_LINGUAL,
+            help="berkas latih tambahan (SQuAD 2.0): pertanyaan berbahasa Inggris atas paragraf berbahasa "
+            "Indonesia (bawaan %(default)s; '' untuk tanpa)",
+        )
         parser.add_argument("--no-augment", action="store_true", help="tanpa salinan tambahan data latih")
         parser.add_argument(
             "--reuse-items",
@@ -55,7 +65,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: object, **options: object) -> None:
-        for key in ("train", "valid"):
+        cross_lingual = options["cross_lingual"] if str(options["cross_lingual"]) not in ("", ".") else None
+        for key in ("train", "valid", *(("cross_lingual",) if cross_lingual else ())):
             if not options[key].is_file():
                 raise CommandError(f"berkas {key} tidak ditemukan: {options[key]}")
         started = time.perf_counter()
@@ -79,6 +90,17 @@ class Command(BaseCommand):
                 progress=say,
             ),
         )
+        data = {"train": options["train"], "valid": options["valid"]}
+        if cross_lingual:
+            say(f"membaca {cross_lingual}")
+            train_items += items_cached(
+                cache,
+                "cross-lingual",
+                options["reuse_items"],
+                say,
+                lambda: items_build(cross_lingual, cache_dir=cache, limit=options["limit"], progress=say),
+            )
+            data["cross_lingual"] = cross_lingual
         say(f"membaca {options['valid']}")
         valid_items = items_cached(
             cache,
@@ -96,8 +118,6 @@ class Command(BaseCommand):
                 )
             dev_items = items_from_evalset(options["dev_set"], progress=say)
         trained = train(train_items, valid_items, dev_items=dev_items, progress=say)
-        path = artefact_write(
-            trained, options["out"], data={"train": options["train"], "valid": options["valid"]}, name=options["name"]
-        )
+        path = artefact_write(trained, options["out"], data=data, name=options["name"])
         self.stdout.write(json.dumps({"metrics": trained.metrics, "thresholds": trained.thresholds}, indent=2))
         self.stdout.write(self.style.SUCCESS(f"artefak ditulis: {path} (+ .json)"))

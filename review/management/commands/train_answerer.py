@@ -1,4 +1,4 @@
-"""python manage.py train_answerer — train the answer scorer on IDK-MRC."""
+"""python manage.py train_answerer — train the answer scorer on IDK-MRC (and English questions over Indonesian text)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ CROSS_LINGUAL = Path(settings.BASE_DIR) / "data" / "squad2-en-over-id" / "squad2
 class Command(BaseCommand):
     help = (
         "Latih penilai jawaban (model unit dan model konteks, scikit-learn) pada IDK-MRC train "
-        "(ditambah salinan berupa kueri kata kunci dan salinan tanpa sinyal kata), kalibrasi pada "
+        "(ditambah salinan berupa kueri kata kunci, salinan tanpa sinyal kata, dan pertanyaan berbahasa "
+        "Inggris atas paragraf berbahasa Indonesia dari data/squad2-en-over-id), kalibrasi pada "
         "IDK-MRC valid, pilih ambang pada IDK-MRC valid bersama set dev gaya editor (bila sudah "
         "diimpor: eval_import demo/editor-dev.jsonl --name editor-dev), cetak angka validasi, lalu tulis artefak "
         "berversi (.pkl + .json berisi checksum data, fitur, versi pustaka, metrik) ke "

@@ -46,7 +46,7 @@ def main() -> None:
     args = parser.parse_args()
     django.setup()
     from review.answers import training
-    from review.answers.features import feature_names, rarity_of
+    from review.answers.features import baseline_of, feature_names, rarity_of
     from review.answers.scorer import _read, artefact_path, log_odds
     from review.answers.units import UNITS_VERSION
 
@@ -65,8 +65,7 @@ def main() -> None:
     for name, items in sets.items():
         for item in items:
             item.question.rarity = rarity_of(item.question.content, artefact.rarity)
-            if artefact.centroid is not None:
-                item.question.baseline = float(item.question.vector @ artefact.centroid)
+            item.question.baseline = baseline_of(item.question.vector, artefact.centroid)
         x, _, groups = training.item_rows(items, version)
         p = artefact.unit_model.predict_proba(x)[:, 1]
         logit, cos = log_odds(p)[:, 0], x[:, cos_col]

@@ -226,6 +226,12 @@ def rarity_of(terms: set[str], table: dict | None) -> dict[str, float]:
     return idf_normalised(table["df"], table["documents"], terms)
 
 
+def baseline_of(vector: np.ndarray, centroid: np.ndarray | None) -> float:
+    """features-v4: the question's cosine with the training units' centroid
+    (0 for an artefact without one)."""
+    return float(vector @ centroid) if centroid is not None else 0.0
+
+
 @dataclass(frozen=True)
 class _TermSignals:
     """Coverage, missing and count of uncovered stems, as one version computes them."""

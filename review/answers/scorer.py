@@ -36,6 +36,7 @@ from retrieval.search import Hit
 from .features import (
     Passage,
     Question,
+    baseline_of,
     context_features,
     idf_normalised,
     rarity_of,
@@ -297,7 +298,7 @@ def evidence_prepare(
         cross_lingual=is_english(question),
     )
     asked.rarity = rarity_of(asked.content, rarity)
-    asked.baseline = float(vector @ centroid) if centroid is not None else 0.0
+    asked.baseline = baseline_of(vector, centroid)
     if flat:
         vectors, _ = embed_passages_cached(flat, provider)
         vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)

@@ -59,6 +59,7 @@ from .features import (
     FEATURES_VERSION,
     Passage,
     Question,
+    baseline_of,
     context_feature_names,
     context_features,
     feature_names,
@@ -452,7 +453,7 @@ def train(
     centroid = units_centroid(train_items)
     for item in [*train_items, *valid_items, *(dev_items or [])]:
         item.question.rarity = rarity_of(item.question.content, rarity)
-        item.question.baseline = float(item.question.vector @ centroid)
+        item.question.baseline = baseline_of(item.question.vector, centroid)
     x, y, groups = item_rows(train_items, version)
     progress(f"model unit: {len(x)} baris, {int(y.sum())} positif, {len(train_items)} pertanyaan")
     # Folds by original question: an augmented copy never scores its original.

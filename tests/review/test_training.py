@@ -15,17 +15,30 @@ from review.answers.training import keyword_query, thresholds_choose, thresholds
 from tests.commands import run_command
 
 
-def test_the_bars_keep_every_set_within_its_limits():
+def balanced(p: np.ndarray, answerable: np.ndarray, bar: float) -> float:
+    return ((p >= bar)[answerable == 1].mean() + (p < bar)[answerable == 0].mean()) / 2
+
+
+def test_the_bars_keep_every_set_within_its_limits_and_prefer_answers_among_equals():
     rng = np.random.default_rng(0)
     sets = []
-    for shift in (0.0, -0.15):  # the second set's probabilities run lower, like an archive unlike the training data
-        answerable = np.repeat([1, 0], 200)
-        p = np.clip(np.where(answerable == 1, rng.normal(0.65, 0.15, 400), rng.normal(0.3, 0.15, 400)) + shift, 0, 1)
-        sets.append((p, answerable, np.ones(400, dtype=bool)))
-    bars = thresholds_choose_joint(sets, max_unanswerable_answered=0.08, min_answer_in_claims=0.5)
-    for p, answerable, holds in sets:
+    for shift, size in ((0.0, 400), (-0.15, 60)):  # the second set is small and runs lower, like an archive's
+        answerable = np.repeat([1, 0], size // 2)
+        p = np.where(answerable == 1, rng.normal(0.65, 0.15, size), rng.normal(0.3, 0.15, size)) + shift
+        sets.append((np.clip(p, 0, 1), answerable, np.ones(size, dtype=bool)))
+    bars = thresholds_choose_joint(sets, max_unanswerable_answered=0.08)
+    for p, answerable, _ in sets:
         assert (p[answerable == 0] >= bars["answer_at"]).mean() <= 0.08
-        assert (holds & (p >= bars["refuse_below"]))[answerable == 1].mean() >= 0.5
+    grid = np.unique(np.round(np.concatenate([p for p, _, _ in sets]), 4))
+    accuracy = np.asarray([np.mean([balanced(p, a, t) for p, a, _ in sets]) for t in grid])
+    best = grid[np.argmax(accuracy)]
+    chosen = np.mean([balanced(p, a, bars["refuse_below"]) for p, a, _ in sets])
+    # Below the best bar (more answers shown), and no more than a few points
+    # worse: within what resampling a 60-question set moves it by.
+    assert bars["refuse_below"] < best
+    assert accuracy.max() - 0.05 < chosen <= accuracy.max()
+    # The same scores give the same bars.
+    assert thresholds_choose_joint(sets, max_unanswerable_answered=0.08) == bars
     # One set alone gives the single-set choice.
     assert thresholds_choose_joint(sets[:1]) == thresholds_choose(*sets[0])
 

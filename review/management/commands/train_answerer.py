@@ -56,6 +56,12 @@ class Command(BaseCommand):
             help="berkas latih tambahan (SQuAD 2.0): pertanyaan berbahasa Inggris atas paragraf berbahasa "
             "Indonesia (bawaan %(default)s; '' untuk tanpa)",
         )
+        parser.add_argument(
+            "--no-translations",
+            action="store_true",
+            help="tanpa terjemahan Indonesia dari pertanyaan berkas lintas bahasa (field question_id), "
+            "yang bawaannya ikut dilatih sebagai pertanyaan yang kata-katanya tidak menyalin paragrafnya",
+        )
         parser.add_argument("--no-augment", action="store_true", help="tanpa salinan tambahan data latih")
         parser.add_argument(
             "--reuse-items",
@@ -102,6 +108,24 @@ class Command(BaseCommand):
                 lambda: items_build(cross_lingual, cache_dir=cache, limit=options["limit"], progress=say),
             )
             data["cross_lingual"] = cross_lingual
+            if not options["no_translations"]:
+                # The same questions in a translator's Indonesian: worded
+                # unlike their paragraph (itself translated on its own), as
+                # editors word theirs; they share their English original's fold.
+                say(f"membaca terjemahan pertanyaan {cross_lingual}")
+                train_items += items_cached(
+                    cache,
+                    "cross-lingual-translated",
+                    options["reuse_items"],
+                    say,
+                    lambda: items_build(
+                        cross_lingual,
+                        cache_dir=cache,
+                        limit=options["limit"],
+                        question_field="question_id",
+                        progress=say,
+                    ),
+                )
         say(f"membaca {options['valid']}")
         valid_items = items_cached(
             cache,

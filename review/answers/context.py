@@ -84,18 +84,31 @@ def context_select(
         # documentation before an article quoting it).
         kept.sort(key=lambda h: source_types.authority(h.source_type))
     kept.sort(key=lambda h: h.via_graph)  # graph neighbours after the direct hits
-    chosen, used, per_source = [], 0, Counter()
-    for hit in kept:
+    chosen, used, per_source, held_back = set(), 0, Counter(), []
+    for n, hit in enumerate(kept):
         if len(chosen) >= policy.max_chunks:
             break
         source = (hit.document, hit.revision)
         cost = token_count(hit.text) + 40  # the evidence header
-        if per_source[source] >= policy.per_revision or used + cost > policy.budget_tokens:
+        if per_source[source] >= policy.per_revision:
+            held_back.append((n, cost))
+            continue
+        if used + cost > policy.budget_tokens:
             continue  # a shorter chunk, or another source, further down may still fit
-        chosen.append(hit)
+        chosen.add(n)
         used += cost
         per_source[source] += 1
-    return chosen
+    # The cap per revision makes room for other sources; room that no other
+    # source took goes to the held-back chunks, strongest first (an as-of
+    # question filtered down to the one revision then in force, a long
+    # table), rather than staying empty while the answer is left out.
+    for n, cost in held_back:
+        if len(chosen) >= policy.max_chunks:
+            break
+        if used + cost <= policy.budget_tokens:
+            chosen.add(n)
+            used += cost
+    return [hit for n, hit in enumerate(kept) if n in chosen]
 
 
 def _attr(value: object) -> str:

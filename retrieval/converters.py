@@ -105,7 +105,7 @@ def pdf_to_markdown(data: bytes, *, ocr: bool = True, progress: Callable[[int, i
             + (" dan OCR tidak menemukan teks di dalamnya" if scanned else " maupun gambar pindaian untuk OCR")
         )
     pages = running_lines_dropped(pages)
-    sizes = [size for page in pages for kind, text, size in page if kind == "line" for _ in text.split()]
+    sizes = _word_sizes(pages)
     body = statistics.median(sizes) if sizes else 0
     heading_sizes = sorted({round(s, 1) for s in sizes if s >= body * 1.2}, reverse=True)[:3]
     text, starts = "", []
@@ -211,6 +211,12 @@ def _page_lines(page) -> Iterator[tuple[str, str, float]]:  # noqa: ANN001
         yield kind, text, size
 
 
+def _word_sizes(pages: list[list[tuple[str, str, float]]]) -> list[float]:
+    """Each word's font size, a line's size once per word: the body size is
+    their median, so a page of short headings does not outweigh the text."""
+    return [size for page in pages for kind, text, size in page if kind == "line" for _ in text.split()]
+
+
 # Lines this close to a page's top or bottom (in lines, not points: pages
 # differ in size) may be a running header or footer.
 RUNNING_BAND = 2
@@ -226,7 +232,7 @@ def running_lines_dropped(pages: list[list[tuple[str, str, float]]]) -> list[lis
     Kept where it first stands, it is in the document once and in no other
     chunk's text."""
 
-    sizes = [size for page in pages for kind, text, size in page if kind == "line" for _ in text.split()]
+    sizes = _word_sizes(pages)
     body = statistics.median(sizes) if sizes else 0
 
     def band(page: list[tuple[str, str, float]]) -> list[int]:

@@ -41,7 +41,7 @@ from .generators import (
     generator_from_config,
     missing_phrases,
 )
-from .scorer import ArtefactError, Scored, evidence_score
+from .scorer import ArtefactError, Scored, artefact, evidence_score, thresholds
 from .text import asks_about_present, asks_availability, identifiers
 from .validation import draft_validate
 
@@ -147,6 +147,9 @@ def question_ask(
         "reranker": settings.NALARKU_RERANK.get("provider") or None,
         "embedding_space": EmbeddingSpace.objects.filter(is_active=True).values_list("pk", flat=True).first(),
         "candidates": [h.evidence_id for h in hits],
+        # Which scorer judged the evidence and how sure it was: the status
+        # bars are read against this (and eval_answers can replay a bar).
+        "scorer": _scorer_record(scored) if generation.scored and scored is not None else None,
     }
     progress("persist")
     with timed(timings, "persist"):
@@ -322,6 +325,10 @@ def _status(
     if band != AnswerStatus.ANSWERED or conflicts or any(doubts(i, c) for i, c in enumerate(claims)):
         return AnswerStatus.NEEDS_REVIEW
     return AnswerStatus.ANSWERED
+
+
+def _scorer_record(scored: Scored) -> dict:
+    return {"artefact": artefact().meta["name"], "answerable": round(scored.answerable, 4), "bars": thresholds()}
 
 
 def hits_as_of(hits: list[Hit], as_of: date) -> list[Hit]:

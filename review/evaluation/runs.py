@@ -618,6 +618,9 @@ def _answer_row(
             "expected": case.expected_status,
             "expect_conflict": case.conflict,
             "question_word": question_word(case.question),
+            # The scorer's calibrated probability that the evidence answers:
+            # a bar can be replayed on a run without asking again.
+            "answerable_p": (asked.answer.retrieval.get("scorer") or {}).get("answerable"),
         },
     )
 

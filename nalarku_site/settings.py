@@ -395,7 +395,7 @@ NALARKU_CONTEXT = {
 # .json), and how claims are drawn from the scored units.
 NALARKU_ANSWERER = {
     "artefact": os.environ.get(
-        "NALARKU_ANSWERER_ARTEFACT", str(BASE_DIR / "review" / "answers" / "artefact" / "answerer-v2.pkl")
+        "NALARKU_ANSWERER_ARTEFACT", str(BASE_DIR / "review" / "answers" / "artefact" / "answerer-v6.pkl")
     ),
     "refuse_below": _optional_float("NALARKU_ANSWER_REFUSE_BELOW"),
     "answer_at": _optional_float("NALARKU_ANSWER_ANSWER_AT"),

@@ -5,8 +5,9 @@ from the latter.
 
 The models are trained by ``python manage.py train_answerer`` (see
 ``training.py``) and committed as a versioned artefact beside this file:
-``artefact/answerer-v2.pkl`` with ``answerer-v2.json`` (data checksums,
-features, library versions, metrics, thresholds). Loading is lazy and per
+``artefact/answerer-v6.pkl`` with ``answerer-v6.json`` (data checksums,
+features, library versions, metrics, thresholds; v6 holds v5's models with
+an ``answered`` bar measured end to end, see its ``thresholds_source``). Loading is lazy and per
 process, like the embedder: scikit-learn's gradient boosting predicts on
 OpenMP threads, and a process that forks after using them leaves children
 that can hang; so nothing is loaded at import, and a forked child loads its
@@ -56,7 +57,6 @@ from .text import (
 from .units import Unit, units_of
 
 ARTEFACT_DIR = Path(__file__).resolve().parent / "artefact"
-ARTEFACT_NAME = "answerer-v2"
 
 ANSWERED, NEEDS_REVIEW, INSUFFICIENT = "answered", "needs_review", "insufficient_evidence"
 

@@ -176,3 +176,12 @@ def test_train_answerer_writes_an_artefact_that_scores_side_by_side(tmp_path, ma
     assert artefact().meta["name"] != "answerer-test"  # the block is over: the configured one again
     assert trained.evidence == committed.evidence  # the same search; only the scorer differs
     assert committed.claims and "Sumatera Utara" in committed.claims[0].text
+
+
+def test_a_new_artefact_never_overwrites_a_version(tmp_path):
+    from review.management.commands.train_answerer import next_artefact_name
+
+    assert next_artefact_name(tmp_path) == "answerer-v1"
+    for name in ("answerer-v2", "answerer-v6", "answerer-test", "answerer-vx"):
+        (tmp_path / f"{name}.pkl").write_bytes(b"")
+    assert next_artefact_name(tmp_path) == "answerer-v7"

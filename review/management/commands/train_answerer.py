@@ -9,7 +9,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from review.answers.scorer import ARTEFACT_DIR, ARTEFACT_NAME
+from review.answers.scorer import ARTEFACT_DIR
 from review.answers.training import (
     artefact_write,
     default_cache_dir,
@@ -42,7 +42,11 @@ class Command(BaseCommand):
         parser.add_argument("--train", type=Path, default=DATASET / "train.json", help="berkas latih (SQuAD 2.0)")
         parser.add_argument("--valid", type=Path, default=DATASET / "valid.json", help="berkas validasi (SQuAD 2.0)")
         parser.add_argument("--out", type=Path, default=ARTEFACT_DIR, help="folder artefak")
-        parser.add_argument("--name", default=ARTEFACT_NAME, help="nama artefak (versi)")
+        parser.add_argument(
+            "--name",
+            help="nama artefak (versi); bawaan: versi berikutnya yang belum ada di folder artefak "
+            "(answerer-vN), jadi artefak yang sedang dipakai tidak pernah tertimpa",
+        )
         parser.add_argument("--limit", type=int, help="hanya N paragraf pertama tiap berkas (uji cepat)")
         parser.add_argument(
             "--dev-set",
@@ -143,6 +147,14 @@ class Command(BaseCommand):
                 )
             dev_items = items_from_evalset(options["dev_set"], progress=say)
         trained = train(train_items, valid_items, dev_items=dev_items, progress=say)
-        path = artefact_write(trained, options["out"], data=data, name=options["name"])
+        name = options["name"] or next_artefact_name(options["out"])
+        path = artefact_write(trained, options["out"], data=data, name=name)
         self.stdout.write(json.dumps({"metrics": trained.metrics, "thresholds": trained.thresholds}, indent=2))
         self.stdout.write(self.style.SUCCESS(f"artefak ditulis: {path} (+ .json)"))
+
+
+def next_artefact_name(folder: Path) -> str:
+    """``answerer-vN`` one past the highest version in ``folder``."""
+    tails = (p.stem.removeprefix("answerer-v") for p in folder.glob("answerer-v*.pkl"))
+    versions = [int(tail) for tail in tails if tail.isdigit()]
+    return f"answerer-v{max(versions, default=0) + 1}"

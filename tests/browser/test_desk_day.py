@@ -74,9 +74,8 @@ def test_a_day_of_review_with_an_ended_session(page, live_server, demo_subset, w
     # Chromium commits a navigation may never close (microsoft/playwright
     # #41900, #42366), and page.close() has no timeout — the CI run this
     # hung for 90 minutes, and on 2026-12-04 for 600 s until pytest-timeout.
-    other.wait_for_url(re.compile(r"/masuk/"))
+    other.wait_for_url(re.compile(r"/masuk/"))  # waits for the page's load event too
     expect(other.get_by_label("Nama pengguna")).to_be_visible()
-    other.wait_for_load_state("load")
     other.close()
     page.locator(f"#{ids[2]}").focus()
     page.keyboard.press("d")

@@ -321,13 +321,39 @@ def evidence_prepare(
     missing = _missing_terms(question, words, word_stems, asked, chunks, breadcrumb_stems, chunk_stems, as_of=as_of)
     texts = [f"{h.title} {h.heading_path} {h.text}" for h in chunks]
     absent = sorted(f for f in identifiers(question) if not any(fact_present(f, t) for t in texts))
+    unheld = sorted(t for t in asked.protected if t not in vocabulary and not asked.variants.get(t, set()) & vocabulary)
     measure = asked_measure(question)
     if measure and not any(measure[1].search(t) for t in texts):
         absent.append(measure[0])  # "berapa meter" and no length in meters anywhere
         if not any(measure[0] in m.lower() for m in missing):
             missing = [measure[0], *missing][:3]  # named even where the unit is an everyday word
-    unheld = sorted(t for t in asked.protected if t not in vocabulary and not asked.variants.get(t, set()) & vocabulary)
+    elif measure and (
+        unmeasured := _unmeasured_subject(question, set(identifiers(question)) - set(absent), flat, measure)
+    ):
+        absent.append(unmeasured)
+        missing = [unmeasured, *missing][:3]
+    elif measure and unheld and not absent:
+        # A number asked in a unit of a thing named as no evidence names it
+        # ("uptime Enterprise Plus berapa persen" where only Enterprise has
+        # one): whatever number is there belongs to something else.
+        absent.extend(unheld)
     return Prepared(asked, chunks, passages, vectors, missing, absent, unheld)
+
+
+def _unmeasured_subject(
+    question: str, subjects: set[str], units: list[str], measure: tuple[str, re.Pattern]
+) -> str | None:
+    """A code asked in a unit ("Berapa mAh baterai LX-500BT?") over evidence
+    where only the LX-700BT's row gives mAh: the value in the asked unit is stated of a sibling, not of
+    the code the question names. None when some unit (read with its
+    breadcrumb) gives a number in that unit together with one of the
+    question's codes the evidence holds, or when the question names none;
+    else what is missing, as the question writes it ("mAh LX-500BT")."""
+    if not subjects or any(measure[1].search(u) and any(fact_present(s, u) for s in subjects) for u in units):
+        return None
+    unit = re.search(rf"\b{re.escape(measure[0])}\b", question, re.I)
+    codes = sorted(question[m.start() : m.end()] for s in subjects if (m := re.search(re.escape(s), question, re.I)))
+    return " ".join([unit.group(0) if unit else measure[0], *codes])
 
 
 def _variants(content: set[str], vocabulary: set[str]) -> dict[str, set[str]]:

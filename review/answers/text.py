@@ -105,10 +105,16 @@ def facts(text: str) -> set[str]:
     return {m.group(0).rstrip(".,:;-/").lower() for m in _FACT.finditer(text)} - {""}
 
 
+# A lower-case code of short letter groups ending in a number (the region
+# id-mks-1, the zone ap-se-3): ``_FACT`` sees only its final digit. Two
+# letter groups at least, so an ordinal ("abad ke-19") is no code.
+_LOWER_CODE = re.compile(r"(?<![\w-])[a-z]{2,3}(?:-[a-z]{2,3})+-\d+[a-z]?(?![\w-])")
+
+
 def identifiers(text: str) -> set[str]:
     """Codes and model numbers: letters with digits, ``_`` or ``-`` (KR-220X,
-    ERR_CONN_RESET, v4.2.1), lower-cased; not a code joined to a word."""
-    found = set()
+    ERR_CONN_RESET, v4.2.1, id-mks-1), lower-cased; not a code joined to a word."""
+    found = {m.group(0) for m in _LOWER_CODE.finditer(text)}
     for match in _FACT.finditer(text):
         raw = match.group(0).rstrip(".,:;-/")
         fact = raw.lower()
@@ -296,6 +302,18 @@ _MEASURES = {
     "tb": r"tb",
     "mb": r"mb",
     "persen": r"persen|%",
+    "milidetik": r"milidetik|ms",
+    "mikrodetik": r"mikrodetik|µs|us",
+    "hertz": r"hertz|hz",
+    "megahertz": r"megahertz|mhz",
+    "gigahertz": r"gigahertz|ghz",
+    "kbps": r"kbps",
+    "mbps": r"mbps",
+    "gbps": r"gbps",
+    "tops": r"tops",
+    "kwh": r"kwh",
+    "kilowatt": r"kilowatt|kw",
+    "desibel": r"desibel|db",
 }
 _MEASURE_QUESTION = re.compile(r"\bberapa\s+(" + "|".join(_MEASURES) + r")\b", re.I)
 

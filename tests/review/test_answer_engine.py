@@ -95,6 +95,36 @@ def test_a_quantity_asked_in_a_unit_no_evidence_gives_is_refused(archive, make_u
     assert any("meter" in m for m in contract.missing)
 
 
+HEADSET = """# Headset KR-H7
+
+## Spesifikasi
+
+Kapasitas baterai: 700 mAh
+Berat: 254 g
+
+## Perbandingan dengan KR-H5
+
+KR-H5 memakai Bluetooth 5.0 dan beratnya 268 g, sedangkan KR-H7 memakai Bluetooth 5.3.
+"""
+
+
+def test_a_quantity_given_for_a_sibling_is_no_answer(make_revision, make_user, settings):
+    make_revision(HEADSET, key="H1", title="Spesifikasi headset KR-H7", public=True, source_type="spec")
+    # Only the rules under test refuse: the models' own bar is out of the way.
+    settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "refuse_below": 0.0}
+    # The mAh row is the KR-H7's (its breadcrumb names it); the KR-H5 is in
+    # the evidence, but nothing gives it a number in mAh.
+    sibling = ask("Berapa mAh kapasitas baterai headset KR-H5?", make_user)
+    assert sibling.status == "insufficient_evidence" and sibling.claims == []
+    assert "Tidak ada bukti tentang ‘mAh KR-H5’" in sibling.missing
+    # A name the evidence never uses ("Ultra"), asked in a unit: refused too.
+    named = ask("Berapa mAh kapasitas baterai headset KR-H7 Ultra?", make_user)
+    assert named.status == "insufficient_evidence"
+    # The product the row is about is answered from it.
+    asked = ask("Berapa mAh kapasitas baterai headset KR-H7?", make_user)
+    assert asked.status != "insufficient_evidence" and "700 mAh" in asked.claims[0].text
+
+
 def test_the_status_follows_the_calibrated_bands(archive, make_user, settings):
     question = "Berapa jam waktu pemutaran perekam KR-220X?"
     # All three bars set here: the test is about how they make the status,

@@ -70,6 +70,8 @@ def test_identifiers_are_codes_not_codes_joined_to_words():
         "v4.2.1",
     }
     assert identifiers("Endpoint S3-compatible untuk API v2") == {"v2"}
+    # A lower-case code of letter groups (a region) is one code; an ordinal is none.
+    assert identifiers("Data center Makassar (id-mks-1) dibangun pada abad ke-21?") == {"id-mks-1"}
 
 
 def test_names_identifiers_and_numbers_are_protected_everyday_words_are_not():

@@ -50,24 +50,11 @@ def main() -> None:
     parser.add_argument("--max-wrong", type=float, default=0.05, help="confidently wrong allowed on each tuning set")
     args = parser.parse_args()
     django.setup()
-    from review.models import EvalResult, EvalRun
-
     tune = [s for s in args.tune.split(",") if s]
     names = tune + [s for s in args.report.split(",") if s]
     sets = {}
     for name in names:
-        run = next(
-            (
-                r
-                for r in EvalRun.objects.filter(kind="answers", eval_set__name=name)
-                if args.mode in r.config.get("generators", [])
-                and EvalResult.objects.filter(run=r, mode=args.mode, measures__has_key="answerable_p").exists()
-            ),
-            None,
-        )
-        if run is None:
-            sys.exit(f"no run of {name} with {args.mode} and answerable_p: run eval_answers first")
-        rows = [r.measures for r in EvalResult.objects.filter(run=run, mode=args.mode)]
+        run, rows = stored_rows(name, args.mode)
         bar = float(run.config["answerer"].get("answer_at") or _artefact_bar(args.mode))
         sets[name] = (run.pk, bar, rows)
 
@@ -93,6 +80,27 @@ def main() -> None:
     for name, (pk, bar, rows) in sets.items():
         print(f"{name}: run {pk}, {len(rows)} cases, run's bar {bar:.4f}{'' if name in tune else ' (reported only)'}")
     print(f"proposed answer_at: {chosen}" if chosen is not None else "no bar up to 1.0 meets the limit")
+
+
+def stored_rows(name: str, mode: str, label: str = "") -> tuple[object, list[dict]]:
+    """The newest ``eval_answers`` run of set ``name`` (with ``label``, when
+    given) that holds ``mode`` with the scorer's probability, and its cases'
+    measures."""
+    from review.models import EvalResult, EvalRun
+
+    runs = EvalRun.objects.filter(kind="answers", eval_set__name=name)
+    run = next(
+        (
+            r
+            for r in (runs.filter(label=label) if label else runs)
+            if mode in r.config.get("generators", [])
+            and EvalResult.objects.filter(run=r, mode=mode, measures__has_key="answerable_p").exists()
+        ),
+        None,
+    )
+    if run is None:
+        sys.exit(f"no run of {name} with {mode} and answerable_p: run eval_answers first")
+    return run, [r.measures for r in EvalResult.objects.filter(run=run, mode=mode)]
 
 
 def replay(rows: list[dict], bar: float) -> dict[str, float]:

@@ -52,6 +52,7 @@ from .text import (
     inflects,
     is_english,
     is_protected,
+    measure_words,
     stems,
 )
 from .units import Unit, units_of
@@ -163,6 +164,9 @@ class Scored:
     # Names and numbers of the question (their stems) that no evidence holds,
     # as they are or inflected: the evidence may be about a sibling thing.
     protected_missing: list[str] = field(default_factory=list)
+    # The pattern of a number in the unit the question asks in ("berapa
+    # jam": 24 jam), None when it asks in none.
+    asked_unit: re.Pattern | None = None
 
     @property
     def best(self) -> float:
@@ -175,13 +179,18 @@ class Scored:
         the question's words nearly always answers it; in an archive where
         every unit of a product's page shares them, meaning ranks the
         answering unit first more often (bench/claim_order.py). The
-        probabilities and the band are the models' own, whatever the order."""
-        if not meaning_weight or len(self.vector) == 0:
-            return list(self.units)
-        return sorted(
-            self.units,
-            key=lambda s: -(float(log_odds(s.probability)[0, 0]) + meaning_weight * float(s.vector @ self.vector)),
-        )
+        probabilities and the band are the models' own, whatever the order.
+        A question asking in a unit ("berapa jam") is answered by a number in
+        it: units that give one come first ("Waktu bicara — Nilai: 24 jam"
+        before the datasheet's date line that shares more of its words)."""
+        order = list(self.units)
+        if meaning_weight and len(self.vector):
+            order.sort(
+                key=lambda s: -(float(log_odds(s.probability)[0, 0]) + meaning_weight * float(s.vector @ self.vector))
+            )
+        if self.asked_unit is not None:
+            order.sort(key=lambda s: self.asked_unit.search(s.unit.text) is None)  # stable: the order above within
+        return order
 
     def band(self) -> str:
         bars = thresholds()
@@ -279,8 +288,11 @@ def evidence_prepare(
     )
     question_stems, unframed_stems, word_stems = all_stems[0], all_stems[1], all_stems[2 : 2 + len(words)]
     rest = all_stems[2 + len(words) :]
-    breadcrumb_stems, chunk_stems = rest[: len(chunks)], rest[len(chunks) : 2 * len(chunks)]
-    unit_stems = rest[2 * len(chunks) :]  # of the unit read with its breadcrumb
+    breadcrumb_stems = rest[: len(chunks)]
+    # A number's unit is held as its word however it is written ("99,9%"
+    # holds ‘persen’), as the question names it.
+    chunk_stems = [s | measure_words(h.text) for s, h in zip(rest[len(chunks) : 2 * len(chunks)], chunks, strict=True)]
+    unit_stems = [s | measure_words(u) for s, u in zip(rest[2 * len(chunks) :], flat, strict=True)]  # with breadcrumb
     protected = set().union(*(s for n, (w, s) in enumerate(zip(words, word_stems, strict=True)) if is_protected(w, n)))
     # A hyphenated word ("di-patch", "response-nya") is found through its
     # parts, which the parser gives as stems of their own; an identifier
@@ -414,6 +426,7 @@ def evidence_score(
             scored.append(ScoredUnit(hit, unit, round(float(probabilities[n]), 4), vectors[n]))
             n += 1
     scored.sort(key=lambda s: -s.probability)
+    measure = asked_measure(question)
     return Scored(
         scored,
         round(answerable, 4),
@@ -422,6 +435,7 @@ def evidence_score(
         vector=asked.vector,
         absent_identifiers=prepared.absent_identifiers,
         protected_missing=prepared.protected_missing,
+        asked_unit=measure[1] if measure else None,
     )
 
 

@@ -315,16 +315,43 @@ _MEASURES = {
     "kilowatt": r"kilowatt|kw",
     "desibel": r"desibel|db",
 }
-_MEASURE_QUESTION = re.compile(r"\bberapa\s+(" + "|".join(_MEASURES) + r")\b", re.I)
+# A price is a quantity too: "berapa harga/biaya/tarif" is answered by an
+# amount of money (Rp149.000, 2,5 juta rupiah, USD 20), as "berapa jam" by hours.
+_PRICE_WORDS = ("harga", "biaya", "tarif", "ongkos")
+_MONEY = re.compile(
+    r"(?:(?<!\w)(?:rp|idr|usd|us\$|\$|€)\.?\s?\d|\d\s*(?:rupiah|ribu|juta|miliar|triliun|dolar|dollar)\b)", re.I
+)
+_MEASURE_QUESTION = re.compile(r"\bberapa\s+(" + "|".join((*_MEASURES, *_PRICE_WORDS)) + r")\b", re.I)
+
+
+# Each way a unit is written after a number ("%", "g", "ms") and the word
+# it stands for; the longest first, so "ms" is read before "m".
+_MEASURE_WRITTEN = {
+    alt.replace("\\", ""): word for word, alts in reversed(_MEASURES.items()) for alt in alts.split("|")
+}
+_MEASURE_GIVEN = re.compile(
+    r"\d\s*(" + "|".join(re.escape(a) for a in sorted(_MEASURE_WRITTEN, key=len, reverse=True)) + r")(?!\w)", re.I
+)
+
+
+def measure_words(text: str) -> set[str]:
+    """The unit words of the numbers ``text`` gives in a unit, however the
+    unit is written: "99,9%" gives ‘persen’, "254 g" ‘gram’. A question's
+    ‘persen’ is then found in evidence that writes "%", as its ‘jam’ is in
+    evidence that writes "jam"."""
+    return {_MEASURE_WRITTEN[m.group(1).lower()] for m in _MEASURE_GIVEN.finditer(text)}
 
 
 def asked_measure(question: str) -> tuple[str, re.Pattern] | None:
     """The unit of measure a "berapa" question asks in, with the pattern of
-    a number given in it: ("meter", 10 m / 10 meter)."""
+    a number given in it: ("meter", 10 m / 10 meter); a price asks in money
+    ("harga", Rp149.000)."""
     match = _MEASURE_QUESTION.search(question)
     if match is None:
         return None
     word = match.group(1).lower()
+    if word in _PRICE_WORDS:
+        return word, _MONEY
     return word, re.compile(rf"\d\s*(?:{_MEASURES[word]})(?!\w)", re.I)
 
 

@@ -125,6 +125,25 @@ def test_a_quantity_given_for_a_sibling_is_no_answer(make_revision, make_user, s
     assert asked.status != "insufficient_evidence" and "700 mAh" in asked.claims[0].text
 
 
+ACCESSORIES = """# Aksesori headset KR-H7
+
+Bantalan telinga pengganti KR-EC1 dapat dibeli terpisah di mitra distribusi.
+
+Kabel pengisi daya KR-C2 dijual dengan harga Rp85.000 per buah.
+"""
+
+
+def test_a_price_given_for_a_sibling_is_no_answer(make_revision, make_user, settings):
+    """A price is asked in money: the one price there is, of another code, is no answer."""
+    make_revision(ACCESSORIES, key="H2", title="Aksesori headset KR-H7", public=True, source_type="spec")
+    settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "refuse_below": 0.0}
+    sibling = ask("Berapa harga bantalan telinga KR-EC1?", make_user)
+    assert sibling.status == "insufficient_evidence" and sibling.claims == []
+    assert "Tidak ada bukti tentang ‘harga KR-EC1’" in sibling.missing
+    asked = ask("Berapa harga kabel pengisi daya KR-C2?", make_user)
+    assert asked.status != "insufficient_evidence" and "Rp85.000" in asked.claims[0].text
+
+
 def test_the_status_follows_the_calibrated_bands(archive, make_user, settings):
     question = "Berapa jam waktu pemutaran perekam KR-220X?"
     # All three bars set here: the test is about how they make the status,

@@ -113,14 +113,23 @@ def test_a_refusal_goes_to_an_editor_only_when_sources_disagree_about_the_thing_
     unit = ScoredUnit(
         hit=None, unit=Unit("Masa retensi trash 60 hari.", 0, 27, "sentence"), probability=0.1, vector=np.zeros(3)
     )
-    conflict = Conflict(evidence_ids=["D21:r3:p4", "D11:r2:p8"], kind="number", note="…")
+    conflict = Conflict(
+        evidence_ids=["D21:r3:p4", "D11:r2:p8"],
+        kind="number",
+        note="…",
+        values={"D21:r3:p4": "60 hari", "D11:r2:p8": "90 hari"},
+    )
+    asked = "Masa retensi trash sekarang berapa hari?"
     about_it = Scored([unit], 0.1, "berapa", [])
-    assert _doubt_is_a_conflict(about_it, [conflict])
-    assert not _doubt_is_a_conflict(about_it, [])  # no disagreement: the refusal stands
+    assert _doubt_is_a_conflict(about_it, [conflict], asked)
+    assert _doubt_is_a_conflict(about_it, [conflict], "Masa retensi trash sekarang masih 90 hari, kan?")
+    assert not _doubt_is_a_conflict(about_it, [], asked)  # no disagreement: the refusal stands
     sibling = Scored([unit], 0.1, "berapa", [], protected_missing=["premium"])
-    assert not _doubt_is_a_conflict(sibling, [conflict])  # "paket Premium": a near miss stays refused
+    assert not _doubt_is_a_conflict(sibling, [conflict], asked)  # "paket Premium": a near miss stays refused
     other_code = Scored([unit], 0.1, "berapa", [], absent_identifiers=["lgl-pol-008"])
-    assert not _doubt_is_a_conflict(other_code, [conflict])
+    assert not _doubt_is_a_conflict(other_code, [conflict], asked)
+    # A percentage asked, sources disagreeing about days: no doubt about the answer.
+    assert not _doubt_is_a_conflict(about_it, [conflict], "Berapa persen file trash yang dipulihkan?")
 
 
 # --- which side a source is on, how the sides are weighed, numbers beyond the context ----------------

@@ -343,3 +343,26 @@ def test_claims_are_drawn_by_probability_and_meaning_the_first_always_shown(sett
     alone.units[0].probability = 0.15  # now below the bar: no further claim
     draft = ExtractiveGenerator(meaning_weight=20.0).generate("Hash apa yang dipakai Smart Sync?", [], alone).draft
     assert [c.text for c in draft.claims] == [meant.unit.text]
+
+
+def test_a_question_asking_in_a_unit_is_answered_first_by_a_number_in_it():
+    """ "Sampai berapa jam?": the datasheet line that shares the question's
+    words but gives no hours comes after the row that gives them."""
+    import numpy as np
+
+    from retrieval.search import Hit
+    from review.answers.scorer import Scored, ScoredUnit
+    from review.answers.text import asked_measure
+    from review.answers.units import Unit
+
+    def scored_unit(text: str, probability: float, n: int) -> ScoredUnit:
+        hit = Hit(f"D{n}:r1:p1", f"D{n}", 1, "Judul", "", text, False, 1, 1, 0.0, None, "faq", None, "", chunk_id=n)
+        return ScoredUnit(hit, Unit(text, 0, len(text), "sentence"), probability, np.array([1.0, 0.0]))
+
+    dated = scored_unit("Nomor dokumen: SPEC-LX700BT · Revisi: A · Tanggal: 20 September 2025", 0.20, 1)
+    talk = scored_unit("Waktu bicara — Nilai: 24 jam", 0.06, 2)
+    weight = scored_unit("Berat — Nilai: 254 g", 0.05, 3)
+    question = "LX-700BT kuat dipakai menelepon sampai berapa jam?"
+    in_hours = Scored([dated, talk, weight], 0.6, "berapa", [], asked_unit=asked_measure(question)[1])
+    assert in_hours.claim_order(0.0) == [talk, dated, weight]
+    assert Scored([dated, talk, weight], 0.6, "berapa", []).claim_order(0.0) == [dated, talk, weight]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from review.answers.features import NAMES, NAMES_V4, Passage, Question, feature_names, question_word, unit_features
-from review.answers.text import frame_free, identifiers, inflects, is_english, is_protected
+from review.answers.text import frame_free, identifiers, inflects, is_english, is_protected, measure_words
 from review.answers.units import Unit
 
 
@@ -179,3 +179,42 @@ def test_the_date_a_question_is_asked_as_of_is_no_term_to_find():
     dateless = frame_free(question, as_of=True)
     assert "Oktober" not in dateless and "2025" not in dateless and "Per" not in dateless
     assert "LX-700BT" in dateless and "menelepon" in dateless
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("SLA uptime: 99,9%", {"persen"}),
+        ("Berat — Nilai: 254 g", {"gram"}),
+        ("latensi 12 ms pada jarak 3 m", {"milidetik", "meter"}),
+        ('layar 6" dan baterai 30 jam', {"inci", "jam"}),
+        ("versi 4.2.1 (build 20260211), LX-700BT, Rp1.350.000", set()),
+    ],
+)
+def test_a_number_given_in_a_unit_names_the_unit_however_it_is_written(text, words):
+    assert measure_words(text) == words
+
+
+@pytest.mark.django_db
+def test_a_unit_asked_as_a_word_is_held_by_its_symbol(make_revision, make_user):
+    """‘persen’ of the question is in evidence that writes "99,9%": it is
+    not missing, and the unit that gives the number holds it."""
+    from retrieval.embeddings import provider_from_config
+    from retrieval.search import search
+    from review.answers.scorer import evidence_prepare
+
+    make_revision(
+        "# SLA\n\nKomitmen uptime bulanan paket Bisnis adalah 99,9% dengan kredit layanan bila tidak tercapai.",
+        key="SLA1",
+        title="Perjanjian tingkat layanan",
+        public=True,
+    )
+    question = "Uptime bulanan paket Bisnis dijamin berapa persen?"
+    hits = search(question, make_user("pembaca")).results
+    provider = provider_from_config()
+    prepared = evidence_prepare(
+        question, hits, vector=provider.embed_query(question), collection="editorial", provider=provider
+    )
+    assert hits and "persen" in prepared.question.content
+    assert any("persen" in stems for p in prepared.passages for stems in p.unit_stems)
+    assert not any("persen" in m for m in prepared.missing_terms)

@@ -42,7 +42,7 @@ from .generators import (
     missing_phrases,
 )
 from .scorer import ArtefactError, Scored, artefact, evidence_score, thresholds
-from .text import asked_measure, asks_about_present, asks_availability, identifiers
+from .text import asks_about_present, asks_availability, identifiers
 from .validation import draft_validate
 
 logger = logging.getLogger(__name__)
@@ -112,11 +112,7 @@ def question_ask(
     for claim in validated.claims:
         claim.pages = span_labels([by_id[e] for e in claim.evidence_ids], claim.spans, located)
     band = scored.band() if generation.scored and scored is not None else generation.draft.status
-    if (
-        band == AnswerStatus.INSUFFICIENT_EVIDENCE
-        and generation.scored
-        and _doubt_is_a_conflict(scored, conflicts, response.query)
-    ):
+    if band == AnswerStatus.INSUFFICIENT_EVIDENCE and generation.scored and _doubt_is_a_conflict(scored, conflicts):
         # Sources that disagree about the answer lower the scorer's belief
         # that the evidence answers (it learned from contexts that agree):
         # an editor weighs both sides instead of hearing "not enough evidence".
@@ -289,20 +285,18 @@ def _flag_claims(claims: list[Claim], chunks: list[Hit], conflicts: list[Conflic
                 claim.flags.append(flag)
 
 
-def _doubt_is_a_conflict(scored: Scored | None, conflicts: list[Conflict], question: str) -> bool:
+def _doubt_is_a_conflict(scored: Scored | None, conflicts: list[Conflict]) -> bool:
     """The evidence was refused, yet its sources disagree about the answer —
     and it names every name, code and number of the question, so it is about
     the thing asked, not a sibling of it (a near miss stays refused). A
     question asking a quantity in a unit ("berapa persen") is in doubt only
     where the sources disagree about a value in that unit: a disagreement
     about days is no doubt about a percentage."""
-    measure = asked_measure(question)
-    about = [
-        c for c in conflicts if measure is None or any(measure[1].search(v) for v in (*c.values.values(), *c.labels))
-    ]
-    return bool(
-        scored is not None and about and scored.units and not scored.absent_identifiers and not scored.protected_missing
-    )
+    if scored is None:
+        return False
+    unit = scored.asked_unit
+    about = [c for c in conflicts if unit is None or any(unit.search(v) for v in (*c.values.values(), *c.labels))]
+    return bool(about and scored.units and not scored.absent_identifiers and not scored.protected_missing)
 
 
 def _status(

@@ -242,6 +242,7 @@ class Prepared:
     missing_terms: list[str]
     absent_identifiers: list[str]
     protected_missing: list[str] = field(default_factory=list)
+    asked_unit: re.Pattern | None = None  # see Scored.asked_unit
 
 
 def breadcrumb(hit: Hit) -> str:
@@ -349,7 +350,7 @@ def evidence_prepare(
         # ("uptime Enterprise Plus berapa persen" where only Enterprise has
         # one): whatever number is there belongs to something else.
         absent.extend(unheld)
-    return Prepared(asked, chunks, passages, vectors, missing, absent, unheld)
+    return Prepared(asked, chunks, passages, vectors, missing, absent, unheld, measure[1] if measure else None)
 
 
 def _unmeasured_subject(
@@ -426,7 +427,6 @@ def evidence_score(
             scored.append(ScoredUnit(hit, unit, round(float(probabilities[n]), 4), vectors[n]))
             n += 1
     scored.sort(key=lambda s: -s.probability)
-    measure = asked_measure(question)
     return Scored(
         scored,
         round(answerable, 4),
@@ -435,7 +435,7 @@ def evidence_score(
         vector=asked.vector,
         absent_identifiers=prepared.absent_identifiers,
         protected_missing=prepared.protected_missing,
-        asked_unit=measure[1] if measure else None,
+        asked_unit=prepared.asked_unit,
     )
 
 

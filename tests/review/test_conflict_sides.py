@@ -108,6 +108,7 @@ def test_a_refusal_goes_to_an_editor_only_when_sources_disagree_about_the_thing_
     from review.answers.contract import Conflict
     from review.answers.pipeline import _doubt_is_a_conflict
     from review.answers.scorer import Scored, ScoredUnit
+    from review.answers.text import asked_measure
     from review.answers.units import Unit
 
     unit = ScoredUnit(
@@ -119,17 +120,22 @@ def test_a_refusal_goes_to_an_editor_only_when_sources_disagree_about_the_thing_
         note="…",
         values={"D21:r3:p4": "60 hari", "D11:r2:p8": "90 hari"},
     )
+
+    def scored(question: str, **missing: list[str]) -> Scored:
+        measure = asked_measure(question)
+        return Scored([unit], 0.1, "berapa", [], asked_unit=measure[1] if measure else None, **missing)
+
     asked = "Masa retensi trash sekarang berapa hari?"
-    about_it = Scored([unit], 0.1, "berapa", [])
-    assert _doubt_is_a_conflict(about_it, [conflict], asked)
-    assert _doubt_is_a_conflict(about_it, [conflict], "Masa retensi trash sekarang masih 90 hari, kan?")
-    assert not _doubt_is_a_conflict(about_it, [], asked)  # no disagreement: the refusal stands
-    sibling = Scored([unit], 0.1, "berapa", [], protected_missing=["premium"])
-    assert not _doubt_is_a_conflict(sibling, [conflict], asked)  # "paket Premium": a near miss stays refused
-    other_code = Scored([unit], 0.1, "berapa", [], absent_identifiers=["lgl-pol-008"])
-    assert not _doubt_is_a_conflict(other_code, [conflict], asked)
+    about_it = scored(asked)
+    assert _doubt_is_a_conflict(about_it, [conflict])
+    assert _doubt_is_a_conflict(scored("Masa retensi trash sekarang masih 90 hari, kan?"), [conflict])
+    assert not _doubt_is_a_conflict(about_it, [])  # no disagreement: the refusal stands
+    sibling = scored(asked, protected_missing=["premium"])
+    assert not _doubt_is_a_conflict(sibling, [conflict])  # "paket Premium": a near miss stays refused
+    other_code = scored(asked, absent_identifiers=["lgl-pol-008"])
+    assert not _doubt_is_a_conflict(other_code, [conflict])
     # A percentage asked, sources disagreeing about days: no doubt about the answer.
-    assert not _doubt_is_a_conflict(about_it, [conflict], "Berapa persen file trash yang dipulihkan?")
+    assert not _doubt_is_a_conflict(scored("Berapa persen file trash yang dipulihkan?"), [conflict])
 
 
 # --- which side a source is on, how the sides are weighed, numbers beyond the context ----------------

@@ -46,6 +46,7 @@ from .features import (
 from .text import (
     STOPWORDS,
     asked_measure,
+    code_names,
     fact_present,
     frame_free,
     identifiers,
@@ -340,9 +341,7 @@ def evidence_prepare(
         absent.append(measure[0])  # "berapa meter" and no length in meters anywhere
         if not any(measure[0] in m.lower() for m in missing):
             missing = [measure[0], *missing][:3]  # named even where the unit is an everyday word
-    elif measure and (
-        unmeasured := _unmeasured_subject(question, set(identifiers(question)) - set(absent), flat, measure)
-    ):
+    elif measure and (unmeasured := _unmeasured_subject(question, _subjects(question, absent, texts), flat, measure)):
         absent.append(unmeasured)
         missing = [unmeasured, *missing][:3]
     elif measure and unheld and not absent:
@@ -351,6 +350,18 @@ def evidence_prepare(
         # one): whatever number is there belongs to something else.
         absent.extend(unheld)
     return Prepared(asked, chunks, passages, vectors, missing, absent, unheld, measure[1] if measure else None)
+
+
+def _subjects(question: str, absent: list[str], texts: list[str]) -> set[str]:
+    """The codes of the question the evidence holds, each as the name the
+    question gives it where the evidence knows that name too: asked of the
+    "X200 Pro" over evidence naming both, a value must be the X200 Pro's,
+    not the X200's (a name the evidence never uses is left to ``unheld``)."""
+    subjects = set(identifiers(question)) - set(absent)
+    for name, codes in code_names(question).items():
+        if codes <= subjects and any(fact_present(name, t) for t in texts):
+            subjects = (subjects - codes) | {name}
+    return subjects
 
 
 def _unmeasured_subject(

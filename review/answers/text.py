@@ -127,6 +127,37 @@ def identifiers(text: str) -> set[str]:
     return found
 
 
+_NAME_TOKEN = re.compile(r"[^\s()\[\],;:?!]+")
+
+
+def code_names(text: str) -> dict[str, set[str]]:
+    """Product names a code starts and capitalised words finish ("LD-Edge
+    X200 Pro", "KR-H7 Ultra"): each name from its last code on, lower-cased,
+    with the codes of its run ({"x200 pro": {"ld-edge", "x200"}}). The
+    variant is a thing of its own: what the evidence says of "X200" is not
+    said of the "X200 Pro"."""
+    codes = identifiers(text)
+    names: dict[str, set[str]] = {}
+    run: list[str] = []
+
+    def close() -> None:
+        last = max((i for i, t in enumerate(run) if t.lower() in codes), default=None)
+        if last is not None and last < len(run) - 1:
+            names[" ".join(run[last:]).lower()] = {t.lower() for t in run if t.lower() in codes}
+        run.clear()
+
+    for match in _NAME_TOKEN.finditer(text):
+        token = match.group(0).rstrip(".")
+        if token.lower() in codes or (token[:1].isupper() and token.isalpha()):
+            run.append(token)
+        else:
+            close()
+        if match.group(0).endswith("."):
+            close()  # a name does not run on into the next sentence
+    close()
+    return names
+
+
 def fact_present(fact: str, text: str) -> bool:
     """``fact`` occurs in ``text`` as a whole token (30 is not in 300 or 3.0)."""
     return re.search(rf"(?<![\w.,]){re.escape(fact)}(?![\w]|[.,]\d)", text.lower()) is not None

@@ -144,6 +144,28 @@ def test_a_price_given_for_a_sibling_is_no_answer(make_revision, make_user, sett
     assert asked.status != "insufficient_evidence" and "Rp85.000" in asked.claims[0].text
 
 
+RENTAL = """# Perangkat edge
+
+KR-X9 Pro memakai memori 32 GB, KR-X9 memakai 16 GB.
+
+## Tarif
+
+Sewa perangkat KR-X9 — Tarif: Rp2.100.000 per unit/bulan; Keterangan: dihitung pro-rata harian
+"""
+
+
+def test_a_price_of_the_base_model_is_no_answer_for_its_variant(make_revision, make_user, settings):
+    """The evidence names the KR-X9 and the KR-X9 Pro: the base model's rent
+    is not the Pro's, though 'Pro' and 'pro-rata' are both in the evidence."""
+    make_revision(RENTAL, key="H3", title="Perangkat edge", public=True, source_type="spec")
+    settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "refuse_below": 0.0}
+    variant = ask("Berapa biaya sewa KR-X9 Pro per bulan?", make_user)
+    assert variant.status == "insufficient_evidence" and variant.claims == []
+    assert "Tidak ada bukti tentang ‘biaya KR-X9 Pro’" in variant.missing
+    base = ask("Berapa biaya sewa KR-X9 per bulan?", make_user)
+    assert base.status != "insufficient_evidence" and "Rp2.100.000" in base.claims[0].text
+
+
 def test_the_status_follows_the_calibrated_bands(archive, make_user, settings):
     question = "Berapa jam waktu pemutaran perekam KR-220X?"
     # All three bars set here: the test is about how they make the status,

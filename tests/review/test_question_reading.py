@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from review.answers.features import NAMES, NAMES_V4, Passage, Question, feature_names, question_word, unit_features
-from review.answers.text import frame_free, identifiers, inflects, is_english, is_protected, measure_words
+from review.answers.text import code_names, frame_free, identifiers, inflects, is_english, is_protected, measure_words
 from review.answers.units import Unit
 
 
@@ -72,6 +72,14 @@ def test_identifiers_are_codes_not_codes_joined_to_words():
     assert identifiers("Endpoint S3-compatible untuk API v2") == {"v2"}
     # A lower-case code of letter groups (a region) is one code; an ordinal is none.
     assert identifiers("Data center Makassar (id-mks-1) dibangun pada abad ke-21?") == {"id-mks-1"}
+
+
+def test_a_code_and_the_capitalised_words_after_it_are_one_name():
+    assert code_names("Berapa biaya sewa LD-Edge X200 Pro per bulan?") == {"x200 pro": {"x200"}}
+    assert code_names("Baterai KR-H7 Ultra berapa mAh?") == {"kr-h7 ultra": {"kr-h7"}}
+    assert code_names("Berapa mAh baterai LX-500BT?") == {}
+    # A name does not run on into the next sentence.
+    assert code_names("Saya memakai LX-700BT. Lalu bagaimana?") == {}
 
 
 def test_names_identifiers_and_numbers_are_protected_everyday_words_are_not():

@@ -133,7 +133,8 @@ _NAME_TOKEN = re.compile(r"[^\s()\[\],;:?!]+")
 def code_names(text: str) -> dict[str, set[str]]:
     """Product names a code starts and capitalised words finish ("LD-Edge
     X200 Pro", "KR-H7 Ultra"): each name from its last code on, lower-cased,
-    with the codes of its run ({"x200 pro": {"ld-edge", "x200"}}). The
+    with the codes of its run ({"x200 pro": {"x200"}}; "LD-Edge" is a word
+    joined to a code, not a code). The
     variant is a thing of its own: what the evidence says of "X200" is not
     said of the "X200 Pro"."""
     codes = identifiers(text)

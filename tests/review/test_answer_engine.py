@@ -133,17 +133,6 @@ Kabel pengisi daya KR-C2 dijual dengan harga Rp85.000 per buah.
 """
 
 
-def test_a_price_given_for_a_sibling_is_no_answer(make_revision, make_user, settings):
-    """A price is asked in money: the one price there is, of another code, is no answer."""
-    make_revision(ACCESSORIES, key="H2", title="Aksesori headset KR-H7", public=True, source_type="spec")
-    settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "refuse_below": 0.0}
-    sibling = ask("Berapa harga bantalan telinga KR-EC1?", make_user)
-    assert sibling.status == "insufficient_evidence" and sibling.claims == []
-    assert "Tidak ada bukti tentang ‘harga KR-EC1’" in sibling.missing
-    asked = ask("Berapa harga kabel pengisi daya KR-C2?", make_user)
-    assert asked.status != "insufficient_evidence" and "Rp85.000" in asked.claims[0].text
-
-
 RENTAL = """# Perangkat edge
 
 KR-X9 Pro memakai memori 32 GB, KR-X9 memakai 16 GB.
@@ -154,16 +143,43 @@ Sewa perangkat KR-X9 — Tarif: Rp2.100.000 per unit/bulan; Keterangan: dihitung
 """
 
 
-def test_a_price_of_the_base_model_is_no_answer_for_its_variant(make_revision, make_user, settings):
-    """The evidence names the KR-X9 and the KR-X9 Pro: the base model's rent
-    is not the Pro's, though 'Pro' and 'pro-rata' are both in the evidence."""
-    make_revision(RENTAL, key="H3", title="Perangkat edge", public=True, source_type="spec")
+@pytest.mark.parametrize(
+    ("document", "key", "title", "other", "missing", "asked", "value"),
+    [
+        # A price is asked in money: the one price there is, of another code, is no answer.
+        (
+            ACCESSORIES,
+            "H2",
+            "Aksesori headset KR-H7",
+            "Berapa harga bantalan telinga KR-EC1?",
+            "harga KR-EC1",
+            "Berapa harga kabel pengisi daya KR-C2?",
+            "Rp85.000",
+        ),
+        # The evidence names the KR-X9 and the KR-X9 Pro: the base model's rent
+        # is not the Pro's, though 'Pro' and 'pro-rata' are both in the evidence.
+        (
+            RENTAL,
+            "H3",
+            "Perangkat edge",
+            "Berapa biaya sewa KR-X9 Pro per bulan?",
+            "biaya KR-X9 Pro",
+            "Berapa biaya sewa KR-X9 per bulan?",
+            "Rp2.100.000",
+        ),
+    ],
+    ids=["price-of-a-sibling", "price-of-the-base-model-for-its-variant"],
+)
+def test_a_price_of_another_product_is_no_answer(
+    make_revision, make_user, settings, document, key, title, other, missing, asked, value
+):
+    make_revision(document, key=key, title=title, public=True, source_type="spec")
     settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "refuse_below": 0.0}
-    variant = ask("Berapa biaya sewa KR-X9 Pro per bulan?", make_user)
-    assert variant.status == "insufficient_evidence" and variant.claims == []
-    assert "Tidak ada bukti tentang ‘biaya KR-X9 Pro’" in variant.missing
-    base = ask("Berapa biaya sewa KR-X9 per bulan?", make_user)
-    assert base.status != "insufficient_evidence" and "Rp2.100.000" in base.claims[0].text
+    refused = ask(other, make_user)
+    assert refused.status == "insufficient_evidence" and refused.claims == []
+    assert f"Tidak ada bukti tentang ‘{missing}’" in refused.missing
+    answered = ask(asked, make_user)
+    assert answered.status != "insufficient_evidence" and value in answered.claims[0].text
 
 
 def test_the_status_follows_the_calibrated_bands(archive, make_user, settings):

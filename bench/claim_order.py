@@ -47,10 +47,10 @@ def main() -> None:
     django.setup()
     from review.answers import training
     from review.answers.features import baseline_of, feature_names, rarity_of
-    from review.answers.scorer import _read, artefact_path, log_odds
+    from review.answers.scorer import artefact_path, artefact_read, log_odds
     from review.answers.units import UNITS_VERSION
 
-    artefact = _read(artefact_path(args.artefact))
+    artefact = artefact_read(artefact_path(args.artefact))
     version = artefact.meta.get("features_version", "features-v2")
     cache = training.default_cache_dir() / f"items-valid-{UNITS_VERSION}.pkl"
     if cache.is_file():

@@ -329,7 +329,8 @@ def _status(
 
 
 def _scorer_record(scored: Scored) -> dict:
-    return {"artefact": artefact().meta["name"], "answerable": round(scored.answerable, 4), "bars": thresholds()}
+    record = {"artefact": artefact().meta["name"], "answerable": round(scored.answerable, 4), "bars": thresholds()}
+    return record if scored.reading is None else {**record, "reading": scored.reading}
 
 
 def hits_as_of(hits: list[Hit], as_of: date) -> list[Hit]:

@@ -43,6 +43,7 @@ from .features import (
     rarity_of,
     unit_features,
 )
+from .reading import closest, reader_score
 from .text import (
     STOPWORDS,
     asked_measure,
@@ -75,6 +76,9 @@ class Artefact:
     meta: dict
     rarity: dict | None = None  # features-v3: stem document frequencies of general text
     centroid: np.ndarray | None = None  # features-v4: mean embedding of the training units
+    # answerer-v7 on: the reader (reading.py), whose score joins the context
+    # model's log-odds in the calibrator.
+    reader: object | None = None
 
 
 _lock = threading.Lock()
@@ -110,11 +114,11 @@ def artefact() -> Artefact:
             _loaded.clear()
             _loaded_pid = os.getpid()
         if path not in _loaded:
-            _loaded[path] = _read(path)
+            _loaded[path] = artefact_read(path)
         return _loaded[path]
 
 
-def _read(path: Path) -> Artefact:
+def artefact_read(path: Path) -> Artefact:
     import sklearn
 
     meta_path = path.with_suffix(".json")
@@ -137,6 +141,7 @@ def _read(path: Path) -> Artefact:
         meta,
         models.get("rarity"),
         models.get("centroid"),
+        models.get("reader"),
     )
 
 
@@ -168,6 +173,7 @@ class Scored:
     # The pattern of a number in the unit the question asks in ("berapa
     # jam": 24 jam), None when it asks in none.
     asked_unit: re.Pattern | None = None
+    reading: float | None = None  # the reader's log-odds, for an artefact with one
 
     @property
     def best(self) -> float:
@@ -217,9 +223,13 @@ def log_odds(p: np.ndarray) -> np.ndarray:
     return np.log(clipped / (1 - clipped)).reshape(-1, 1)
 
 
-def calibrated_probability(calibrator: object, raw: np.ndarray) -> np.ndarray:
-    """The context model's probability, Platt-scaled on the validation split."""
-    return calibrator.predict_proba(log_odds(raw))[:, 1]
+def calibrated_probability(calibrator: object, raw: np.ndarray, reading: np.ndarray | None = None) -> np.ndarray:
+    """The context model's probability, Platt-scaled on the validation
+    split; with the reader's log-odds (``reading``), both combined by the
+    calibrator fitted on that split."""
+    if reading is None:
+        return calibrator.predict_proba(log_odds(raw))[:, 1]
+    return calibrator.predict_proba(np.hstack([log_odds(raw), np.asarray(reading, dtype=float).reshape(-1, 1)]))[:, 1]
 
 
 def thresholds() -> dict[str, float]:
@@ -431,7 +441,8 @@ def evidence_score(
     with threadpool_limits(limits=1, user_api="openmp"):
         probabilities = loaded.unit_model.predict_proba(rows)[:, 1]
         raw = loaded.context_model.predict_proba(context_features(asked, rows, probabilities, vectors, version))[:, 1]
-    answerable = float(calibrated_probability(loaded.calibrator, raw)[0])
+    reading = _reading(loaded.reader, prepared, provider) if loaded.reader is not None else None
+    answerable = float(calibrated_probability(loaded.calibrator, raw, None if reading is None else [reading])[0])
     scored, n = [], 0
     for hit, passage in zip(chunks, prepared.passages, strict=True):
         for unit in passage.units:
@@ -447,6 +458,21 @@ def evidence_score(
         absent_identifiers=prepared.absent_identifiers,
         protected_missing=prepared.protected_missing,
         asked_unit=prepared.asked_unit,
+        reading=None if reading is None else round(reading, 4),
+    )
+
+
+def _reading(reader: object, prepared: Prepared, provider: EmbeddingProvider) -> float:
+    """The reader's score of the evidence, from its unit closest in meaning to the question."""
+    units = [read_with(p.breadcrumb, u.text) for p in prepared.passages for u in p.units]
+    nearest = closest(prepared.question.vector, prepared.vectors)
+    return reader_score(
+        reader,
+        question=prepared.question.text,
+        question_vector=prepared.question.vector,
+        unit_text=units[nearest],
+        unit_vector=prepared.vectors[nearest],
+        provider=provider,
     )
 
 

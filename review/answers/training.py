@@ -406,6 +406,8 @@ class Trained:
     thresholds: dict
     rarity: dict | None = None
     centroid: np.ndarray | None = None
+    reader: object | None = None  # reading.py: e5 reads question and unit together
+    base: str = ""  # the artefact whose models a reader was attached to
 
 
 @dataclass
@@ -655,6 +657,7 @@ def artefact_write(trained: Trained, directory: Path, *, data: dict[str, Path], 
                 "calibrator": trained.calibrator,
                 "rarity": trained.rarity,
                 "centroid": trained.centroid,
+                **({"reader": trained.reader} if trained.reader is not None else {}),
             },
             handle,
             protocol=5,
@@ -677,7 +680,10 @@ def artefact_write(trained: Trained, directory: Path, *, data: dict[str, Path], 
         "models": {
             "unit": repr(trained.unit_model),
             "context": repr(trained.context_model),
-            "calibration": "Platt (logistic on the log-odds) on the validation split",
+            "calibration": "Platt (logistic on the log-odds) on the validation split"
+            if trained.reader is None
+            else "logistic on the context model's log-odds and the reader's score, on the validation split",
+            **({"reader": repr(trained.reader), "base": trained.base} if trained.reader is not None else {}),
         },
         "contexts": "search + context_select over each split loaded as its own collection",
         "thresholds": trained.thresholds,

@@ -52,7 +52,7 @@ def pair_features(pairs: np.ndarray, units: np.ndarray, question: np.ndarray) ->
     return np.hstack([pairs - units, pairs * question[None, :]]).astype(np.float32)
 
 
-def _unit_length(vectors: np.ndarray) -> np.ndarray:
+def unit_length(vectors: np.ndarray) -> np.ndarray:
     vectors = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
     return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
 
@@ -73,8 +73,8 @@ def reader_score(
 ) -> float:
     """The reader's log-odds that the evidence answers ``question``, read
     from the unit ``unit_text`` (as it is embedded) and the question together."""
-    pair = _unit_length(provider.embed_passages([pair_text(question, unit_text)]))
-    features = pair_features(pair, _unit_length(unit_vector), question_vector)
+    pair = unit_length(provider.embed_passages([pair_text(question, unit_text)]))
+    features = pair_features(pair, unit_length(unit_vector), question_vector)
     return float(reader.decision_function(features)[0])
 
 
@@ -108,13 +108,13 @@ def reader_examples(
         questions = [qa for qa in paragraph["qas"] if qa.get(question_field)]
         if not units or not questions:
             continue
-        vectors = _unit_length(embed_passages_cached(units, provider)[0])
-        asked = [(qa, _unit_length(embed_query(qa[question_field]))[0]) for qa in questions]
+        vectors = unit_length(embed_passages_cached(units, provider)[0])
+        asked = [(qa, unit_length(embed_query(qa[question_field]))[0]) for qa in questions]
         picked = [closest(vector, vectors) for _, vector in asked]
         pairs, _ = embed_passages_cached(
             [pair_text(qa[question_field], units[i]) for (qa, _), i in zip(asked, picked, strict=True)], provider
         )
-        pairs = _unit_length(pairs)
+        pairs = unit_length(pairs)
         for (qa, vector), i, pair in zip(asked, picked, pairs, strict=True):
             rows.append(pair_features(pair, vectors[i], vector)[0])
             labels.append(0.0 if qa.get("is_impossible") else 1.0)

@@ -7,7 +7,8 @@ The models are trained by ``python manage.py train_answerer`` (see
 ``training.py``) and committed as a versioned artefact beside this file:
 ``artefact/answerer-v6.pkl`` with ``answerer-v6.json`` (data checksums,
 features, library versions, metrics, thresholds; v6 holds v5's models with
-an ``answered`` bar measured end to end, see its ``thresholds_source``). Loading is lazy and per
+an ``answered`` bar measured end to end, see its ``thresholds_source``; v7
+adds the reader of ``reading.py`` to v6's models, ``train_reader``). Loading is lazy and per
 process, like the embedder: scikit-learn's gradient boosting predicts on
 OpenMP threads, and a process that forks after using them leaves children
 that can hang; so nothing is loaded at import, and a forked child loads its

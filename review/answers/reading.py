@@ -24,6 +24,11 @@ Measured before it was built (a probe on IDK-MRC, 3,351 training and 684
 validation questions, each with the closest sentence of its own
 paragraph): the AUC of "answerable" on valid was 0.725 from cosine and
 word overlap (gradient boosting), 0.796 with the reader's score added.
+Attached to answerer-v6's models (answerer-v7) it lifts IDK-MRC valid
+(context AUC 0.813 → 0.845) but ranks the editor-style dev set backwards
+(the reader alone 0.405; with it 0.821 → 0.764), whatever the mix of
+training questions (``bench/reader_mix.py``), and its one embedding
+doubles the answer stage: v7 is not the default (README, the reader).
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ def pair_features(pairs: np.ndarray, units: np.ndarray, question: np.ndarray) ->
 
 
 def unit_length(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (a provider may not normalise its embeddings)."""
     vectors = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
     return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
 

@@ -48,7 +48,7 @@ def main() -> None:
     from sklearn.metrics import roc_auc_score
 
     from retrieval.embeddings import provider_from_config
-    from review.answers.reading import reader_examples
+    from review.answers.reader_training import reader_examples
     from review.answers.training import _CachedQueries, default_cache_dir, items_from_evalset
     from review.management.commands.train_answerer import CROSS_LINGUAL, DATASET
 

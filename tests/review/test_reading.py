@@ -12,17 +12,7 @@ import pytest
 from review.answers.pipeline import question_ask
 from review.answers.reading import SEPARATOR, closest, pair_features, pair_text
 from review.answers.scorer import artefact, artefact_used
-
-LEAVE = """# Kebijakan cuti karyawan
-
-Karyawan tetap berhak atas cuti tahunan 12 hari kerja setiap tahun.
-
-Cuti khusus diberikan untuk:
-
-- Cuti melahirkan selama 3 bulan dengan gaji penuh.
-- Cuti menikah selama 3 hari kerja.
-- Cuti duka 2 hari kerja bila anggota keluarga inti meninggal.
-"""
+from tests.review.test_answer_engine import LEAVE  # the leave policy the engine's near misses are asked of
 
 
 def test_the_pair_is_read_against_the_unit_and_the_question():

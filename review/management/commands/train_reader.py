@@ -10,7 +10,7 @@ import numpy as np
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from retrieval.embeddings import provider_from_config
-from review.answers.reading import Examples, reader_attach, reader_examples, reader_fit
+from review.answers.reader_training import Examples, reader_attach, reader_examples, reader_fit
 from review.answers.scorer import ARTEFACT_DIR, ArtefactError, artefact_path, artefact_read
 from review.answers.training import (
     _CachedQueries,

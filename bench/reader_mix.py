@@ -86,19 +86,14 @@ def main() -> None:
 
 def _dev_rows(items: list, provider: object) -> tuple[np.ndarray, np.ndarray]:
     """Each dev case's pair features, as the scorer reads its evidence."""
-    from review.answers.reading import closest, pair_features, pair_text, unit_length
-    from review.answers.scorer import read_with
+    from review.answers.reading import evidence_pair
 
     rows, labels = [], []
     for item in items:
-        units = [read_with(p.breadcrumb, u.text) for p in item.passages for u in p.units]
-        if not units:
-            continue
-        vectors = np.vstack([p.unit_vectors for p in item.passages if len(p.units)])
-        nearest = closest(item.question.vector, vectors)
-        pair = unit_length(provider.embed_passages([pair_text(item.question.text, units[nearest])]))
-        rows.append(pair_features(pair, vectors[nearest], item.question.vector)[0])
-        labels.append(float(item.answered_by_evidence))
+        features = evidence_pair(item.question, item.passages, provider)
+        if features is not None:
+            rows.append(features[0])
+            labels.append(float(item.answered_by_evidence))
     return np.asarray(rows), np.asarray(labels)
 
 

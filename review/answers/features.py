@@ -165,6 +165,12 @@ class Passage:
     text: str = ""
 
 
+def read_with(crumb: str, text: str) -> str:
+    """A unit as it is embedded and scored: under its breadcrumb, in the
+    shape chunks are embedded (``retrieval.ingestion.embedding_text``)."""
+    return f"{crumb}\n\n{text}" if crumb else text
+
+
 def idf_normalised(df: dict[str, int], chunks: int, terms: set[str]) -> dict[str, float]:
     """BM25 IDF of each term over ``chunks`` chunks, divided by the IDF of a
     term that none of them holds."""

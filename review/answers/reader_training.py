@@ -19,8 +19,8 @@ import numpy as np
 from retrieval.embeddings import EmbeddingProvider, embed_passages_cached
 
 from .features import baseline_of, rarity_of
-from .reading import closest, pair_features, pair_text, reader_score, unit_length
-from .scorer import calibrated_probability, log_odds, read_with
+from .reading import closest, evidence_pair, pair_features, pair_text, unit_length
+from .scorer import calibrated_probability, log_odds
 from .training import Trained, _auc, _score_split, decision_metrics, squad_read, thresholds_choose_joint
 from .units import units_of
 
@@ -85,19 +85,10 @@ def reader_fit(train: Examples, valid: Examples, *, strengths: tuple[float, ...]
 def item_reading(reader: object, item: object, provider: EmbeddingProvider) -> float:
     """The reader's score of a prepared training or validation item
     (``training.Item``), read as the scorer reads an editor's evidence."""
-    units = [read_with(p.breadcrumb, u.text) for p in item.passages for u in p.units]
-    if not units:
+    features = evidence_pair(item.question, item.passages, provider)
+    if features is None:
         return float(reader.intercept_[0])  # nothing to read: the reader's prior
-    vectors = np.vstack([p.unit_vectors for p in item.passages if len(p.units)])
-    nearest = closest(item.question.vector, vectors)
-    return reader_score(
-        reader,
-        question=item.question.text,
-        question_vector=item.question.vector,
-        unit_text=units[nearest],
-        unit_vector=vectors[nearest],
-        provider=provider,
-    )
+    return float(reader.decision_function(features)[0])
 
 
 def reader_attach(

@@ -33,9 +33,13 @@ doubles the answer stage: v7 is not the default (README, the reader).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from retrieval.embeddings import EmbeddingProvider
+
+from .features import Passage, Question, read_with
 
 SEPARATOR = " [SEP] "
 
@@ -62,17 +66,14 @@ def closest(question_vector: np.ndarray, unit_vectors: np.ndarray) -> int | None
     return int(np.argmax(unit_vectors @ question_vector)) if len(unit_vectors) else None
 
 
-def reader_score(
-    reader: object,
-    *,
-    question: str,
-    question_vector: np.ndarray,
-    unit_text: str,
-    unit_vector: np.ndarray,
-    provider: EmbeddingProvider,
-) -> float:
-    """The reader's log-odds that the evidence answers ``question``, read
-    from the unit ``unit_text`` (as it is embedded) and the question together."""
-    pair = unit_length(provider.embed_passages([pair_text(question, unit_text)]))
-    features = pair_features(pair, unit_length(unit_vector), question_vector)
-    return float(reader.decision_function(features)[0])
+def evidence_pair(question: Question, passages: Sequence[Passage], provider: EmbeddingProvider) -> np.ndarray | None:
+    """The reader's features of the evidence: its unit closest in meaning to
+    the question (as it is embedded, under its breadcrumb) read together
+    with the question; None for evidence without units."""
+    units = [read_with(p.breadcrumb, u.text) for p in passages for u in p.units]
+    if not units:
+        return None
+    vectors = np.vstack([p.unit_vectors for p in passages if len(p.units)])
+    nearest = closest(question.vector, vectors)
+    pair = unit_length(provider.embed_passages([pair_text(question.text, units[nearest])]))
+    return pair_features(pair, unit_length(vectors[nearest]), question.vector)

@@ -42,9 +42,10 @@ from .features import (
     context_features,
     idf_normalised,
     rarity_of,
+    read_with,
     unit_features,
 )
-from .reading import closest, reader_score
+from .reading import evidence_pair
 from .text import (
     STOPWORDS,
     asked_measure,
@@ -271,12 +272,6 @@ def hit_units(hit: Hit) -> list[Unit]:
     return units_of(hit.text, breadcrumb=breadcrumb(hit))
 
 
-def read_with(crumb: str, text: str) -> str:
-    """A unit as it is embedded and scored: under its breadcrumb, in the
-    shape chunks are embedded (``retrieval.ingestion.embedding_text``)."""
-    return f"{crumb}\n\n{text}" if crumb else text
-
-
 def evidence_prepare(
     question: str,
     chunks: list[Hit],
@@ -465,16 +460,7 @@ def evidence_score(
 
 def _reading(reader: object, prepared: Prepared, provider: EmbeddingProvider) -> float:
     """The reader's score of the evidence, from its unit closest in meaning to the question."""
-    units = [read_with(p.breadcrumb, u.text) for p in prepared.passages for u in p.units]
-    nearest = closest(prepared.question.vector, prepared.vectors)
-    return reader_score(
-        reader,
-        question=prepared.question.text,
-        question_vector=prepared.question.vector,
-        unit_text=units[nearest],
-        unit_vector=prepared.vectors[nearest],
-        provider=provider,
-    )
+    return float(reader.decision_function(evidence_pair(prepared.question, prepared.passages, provider))[0])
 
 
 def _idf(terms: set[str], collection: str) -> dict[str, float]:

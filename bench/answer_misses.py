@@ -82,7 +82,9 @@ def main() -> None:
                     search_options={"collection": eval_set.collection},
                 ).contract
                 transaction.set_rollback(True)
-            records.append(_record(case, contract, seen.pop("scored"), watching, bars, answer_in_claims, AnswerStatus))
+            records.append(
+                _record(case, contract, seen.pop("scored", None), watching, bars, answer_in_claims, AnswerStatus)
+            )
             print(f"\r{n}/{len(cases)}", end="", file=sys.stderr)
     print(file=sys.stderr)
     _report(records, name, args.set_name, bars, args.cases)
@@ -91,7 +93,8 @@ def main() -> None:
 
 
 def _record(case, contract, scored, generator, bars, holds, statuses) -> dict:  # noqa: ANN001
-    order = scored.claim_order(generator.meaning_weight)
+    # No scored evidence (nothing retrieved, or the scorer was unavailable): no unit to rank.
+    order = scored.claim_order(generator.meaning_weight) if scored is not None else []
     holding = [i for i, s in enumerate(order) if holds(case.answers, [s.unit.text])]
     record = {
         "case": case.case_id,
@@ -99,7 +102,7 @@ def _record(case, contract, scored, generator, bars, holds, statuses) -> dict:  
         "question": case.question,
         "answers": case.answers,
         "status": contract.status,
-        "answerable": scored.answerable,
+        "answerable": scored.answerable if scored is not None else 0.0,
         "claims": [c.text for c in contract.claims],
     }
     if contract.status == statuses.INSUFFICIENT_EVIDENCE:

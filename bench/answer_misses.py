@@ -52,10 +52,9 @@ def main() -> None:
     from django.db import transaction
 
     from review.answers import generators
-    from review.answers.answer_keys import answer_in_claims
     from review.answers.pipeline import question_ask
     from review.answers.scorer import artefact, artefact_used, thresholds
-    from review.models import AnswerStatus, EvalSet
+    from review.models import EvalSet
 
     eval_set = EvalSet.objects.get(name=args.set_name)
     users = {u.username: u for u in get_user_model().objects.all()}
@@ -82,9 +81,7 @@ def main() -> None:
                     search_options={"collection": eval_set.collection},
                 ).contract
                 transaction.set_rollback(True)
-            records.append(
-                _record(case, contract, seen.pop("scored", None), watching, bars, answer_in_claims, AnswerStatus)
-            )
+            records.append(_record(case, contract, seen.pop("scored", None), watching.meaning_weight, bars))
             print(f"\r{n}/{len(cases)}", end="", file=sys.stderr)
     print(file=sys.stderr)
     _report(records, name, args.set_name, bars, args.cases)
@@ -92,9 +89,12 @@ def main() -> None:
         args.json.write_text(json.dumps(records, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
-def _record(case, contract, scored, generator, bars, holds, statuses) -> dict:  # noqa: ANN001
+def _record(case, contract, scored, meaning_weight: float, bars: dict) -> dict:  # noqa: ANN001
+    from review.answers.answer_keys import answer_in_claims as holds
+    from review.models import AnswerStatus
+
     # No scored evidence (nothing retrieved, or the scorer was unavailable): no unit to rank.
-    order = scored.claim_order(generator.meaning_weight) if scored is not None else []
+    order = scored.claim_order(meaning_weight) if scored is not None else []
     holding = [i for i, s in enumerate(order) if holds(case.answers, [s.unit.text])]
     record = {
         "case": case.case_id,
@@ -105,7 +105,7 @@ def _record(case, contract, scored, generator, bars, holds, statuses) -> dict:  
         "answerable": scored.answerable if scored is not None else 0.0,
         "claims": [c.text for c in contract.claims],
     }
-    if contract.status == statuses.INSUFFICIENT_EVIDENCE:
+    if contract.status == AnswerStatus.INSUFFICIENT_EVIDENCE:
         record["where"] = "refused"
     elif holds(case.answers, record["claims"]):
         record["where"] = "in claims"

@@ -19,7 +19,7 @@ import numpy as np
 from retrieval.embeddings import EmbeddingProvider, embed_passages_cached
 
 from .features import baseline_of, rarity_of
-from .reading import closest, evidence_pair, pair_features, pair_text, unit_length
+from .reading import closest, evidence_reading, pair_features, pair_text, unit_length
 from .scorer import calibrated_probability, log_odds
 from .training import Trained, _auc, _score_split, decision_metrics, squad_read, thresholds_choose_joint
 from .units import units_of
@@ -82,15 +82,6 @@ def reader_fit(train: Examples, valid: Examples, *, strengths: tuple[float, ...]
     return models[max(aucs, key=lambda c: aucs[c])], aucs
 
 
-def item_reading(reader: object, item: object, provider: EmbeddingProvider) -> float:
-    """The reader's score of a prepared training or validation item
-    (``training.Item``), read as the scorer reads an editor's evidence."""
-    features = evidence_pair(item.question, item.passages, provider)
-    if features is None:
-        return float(reader.intercept_[0])  # nothing to read: the reader's prior
-    return float(reader.decision_function(features)[0])
-
-
 def reader_attach(
     base: object,
     reader: object,
@@ -116,7 +107,8 @@ def reader_attach(
     scored, readings = {}, {}
     for name, items in splits.items():
         scored[name] = _score_split(items, base.unit_model, base.context_model, version)
-        readings[name] = np.asarray([item_reading(reader, item, provider) for item in items])
+        # Each item read as the scorer reads an editor's evidence.
+        readings[name] = np.asarray([evidence_reading(reader, i.question, i.passages, provider) for i in items])
         progress(f"{len(items)} pertanyaan {name} dinilai dan dibaca")
     valid = scored["valid"]
     calibrator = LogisticRegression(C=1e6).fit(

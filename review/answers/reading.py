@@ -77,3 +77,15 @@ def evidence_pair(question: Question, passages: Sequence[Passage], provider: Emb
     nearest = closest(question.vector, vectors)
     pair = unit_length(provider.embed_passages([pair_text(question.text, units[nearest])]))
     return pair_features(pair, unit_length(vectors[nearest]), question.vector)
+
+
+def evidence_reading(
+    reader: object, question: Question, passages: Sequence[Passage], provider: EmbeddingProvider
+) -> float:
+    """The reader's log-odds that the evidence answers the question, for an
+    editor's evidence (the scorer) and a training item alike; the reader's
+    prior for evidence without units."""
+    features = evidence_pair(question, passages, provider)
+    if features is None:
+        return float(reader.intercept_[0])
+    return float(reader.decision_function(features)[0])

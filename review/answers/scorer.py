@@ -45,7 +45,7 @@ from .features import (
     read_with,
     unit_features,
 )
-from .reading import evidence_pair
+from .reading import evidence_reading
 from .text import (
     STOPWORDS,
     asked_measure,
@@ -437,7 +437,11 @@ def evidence_score(
     with threadpool_limits(limits=1, user_api="openmp"):
         probabilities = loaded.unit_model.predict_proba(rows)[:, 1]
         raw = loaded.context_model.predict_proba(context_features(asked, rows, probabilities, vectors, version))[:, 1]
-    reading = _reading(loaded.reader, prepared, provider) if loaded.reader is not None else None
+    reading = (
+        evidence_reading(loaded.reader, prepared.question, prepared.passages, provider)
+        if loaded.reader is not None
+        else None
+    )
     answerable = float(calibrated_probability(loaded.calibrator, raw, None if reading is None else [reading])[0])
     scored, n = [], 0
     for hit, passage in zip(chunks, prepared.passages, strict=True):
@@ -456,11 +460,6 @@ def evidence_score(
         asked_unit=prepared.asked_unit,
         reading=None if reading is None else round(reading, 4),
     )
-
-
-def _reading(reader: object, prepared: Prepared, provider: EmbeddingProvider) -> float:
-    """The reader's score of the evidence, from its unit closest in meaning to the question."""
-    return float(reader.decision_function(evidence_pair(prepared.question, prepared.passages, provider))[0])
 
 
 def _idf(terms: set[str], collection: str) -> dict[str, float]:

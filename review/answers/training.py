@@ -83,6 +83,9 @@ class Item:
     answerable: bool  # the question has an answer (in its own paragraph)
     answers: list[str]
     group: str = ""  # the original question: its augmented copies stay in its fold
+    # How much the models weigh it: the archive questions (``items_from_archive``)
+    # are few beside IDK-MRC's thousands and would otherwise teach nothing.
+    weight: float = 1.0
 
     @property
     def answered_by_evidence(self) -> bool:
@@ -338,6 +341,49 @@ def items_from_evalset(name: str, *, progress: Callable[[str], None] = lambda me
     return items
 
 
+# The training archive's own collection: never the editorial archive, so no
+# editor's search and no evaluation set ever meets its documents.
+ARCHIVE_COLLECTION = "latih-arsip"
+
+
+def items_from_archive(
+    folder: Path, *, weight: float = 1.0, progress: Callable[[str], None] = lambda message: None
+) -> list[Item]:
+    """Questions over a documentation archive written for training
+    (``data/archive-train``: ``archive.jsonl``, a manifest as ``ingest`` reads
+    it, and ``questions.jsonl``): tables, commands, error codes, release
+    notes and policies, what IDK-MRC's Wikipedia paragraphs never hold. The
+    archive is ingested into its own collection (idempotent: unchanged
+    revisions are not indexed again) and each question searched there as the
+    pipeline would; a unit holds the answer when it contains a key and comes
+    from the question's gold document. A question without answers is a near
+    miss: the archive does not answer it."""
+    import io
+
+    from django.core.management import call_command
+
+    call_command(
+        "ingest", manifest=folder / "archive.jsonl", collection=ARCHIVE_COLLECTION, sync=True, stdout=io.StringIO()
+    )
+    provider = provider_from_config()
+    cases = [json.loads(line) for line in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    items = []
+    for case in cases:
+        keys = [normalise_answer(a) for a in case["answers"] if normalise_answer(a)]
+        gold = set(case["gold"])
+        item = _item(
+            case["question"],
+            collection=ARCHIVE_COLLECTION,
+            provider=provider,
+            answers=list(case["answers"]),
+            group=case["id"],
+            holds=lambda hit, unit, keys=keys, gold=gold: hit.document in gold and _holds(unit.text, keys),
+        )
+        items.append(dataclasses.replace(item, weight=weight))
+    progress(f"{len(items)} pertanyaan arsip latih {folder} disiapkan (bobot {weight:g})")
+    return items
+
+
 def item_rows(items: list[Item], version: str = FEATURES_VERSION) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unit rows, labels and the index of each row's item."""
     rows, labels, groups = [], [], []
@@ -464,17 +510,20 @@ def train(
         item.question.rarity = rarity_of(item.question.content, rarity)
         item.question.baseline = baseline_of(item.question.vector, centroid)
     x, y, groups = item_rows(train_items, version)
+    # Items pickled before ``weight`` existed read the class default.
+    item_weight = np.asarray([getattr(item, "weight", 1.0) for item in train_items])
+    w = item_weight[groups]
     progress(f"model unit: {len(x)} baris, {int(y.sum())} positif, {len(train_items)} pertanyaan")
     # Folds by original question: an augmented copy never scores its original.
     question_of = np.asarray([item.group or str(n) for n, item in enumerate(train_items)])[groups]
     out_of_fold = np.zeros(len(x))
     for fit, held in GroupKFold(n_splits=4).split(x, y, question_of):
-        model = _unit_model().fit(x[fit], y[fit])
+        model = _unit_model().fit(x[fit], y[fit], sample_weight=w[fit])
         out_of_fold[held] = model.predict_proba(x[held])[:, 1]
-    unit_model = _unit_model().fit(x, y)
+    unit_model = _unit_model().fit(x, y, sample_weight=w)
     context_x = context_rows(train_items, x, groups, out_of_fold, version)
     context_y = np.asarray([item.answered_by_evidence for item in train_items], dtype=float)
-    context_model = _context_model().fit(context_x, context_y)
+    context_model = _context_model().fit(context_x, context_y, sample_weight=item_weight)
     progress("model konteks dilatih; kalibrasi dan ambang …")
 
     valid = _score_split(valid_items, unit_model, context_model, version)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from datetime import date
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -137,6 +138,26 @@ def test_train_answerer_writes_an_artefact_that_scores_side_by_side(tmp_path, ma
         encoding="utf-8",
     )
     valid.write_text(json.dumps(_squad(PARAGRAPHS[6:] + PARAGRAPHS[:2])), encoding="utf-8")
+    # A documentation archive of the project's own, as data/archive-train holds:
+    # one page with a table, a question its row answers and a near miss.
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    page = "# Tarif Kurir\n\n| Layanan | Tarif per kg |\n|---|---|\n| Kilat | Rp18.000 |\n| Hemat | Rp6.500 |\n"
+    (archive / "archive.jsonl").write_text(
+        json.dumps({"doc_id": "LT1", "title": "Tarif Kurir", "public": True, "format": "markdown", "content": page})
+        + "\n",
+        encoding="utf-8",
+    )
+    (archive / "questions.jsonl").write_text(
+        "\n".join(
+            json.dumps(case)
+            for case in (
+                {"id": "LT1-1", "question": "Ongkir Kilat per kilo?", "gold": ["LT1"], "answers": ["Rp18.000"]},
+                {"id": "LT1-2", "question": "Tarif layanan Kargo per kg?", "gold": [], "answers": []},
+            )
+        ),
+        encoding="utf-8",
+    )
     settings.DATA_DIR = str(tmp_path / "data")
     out, _, error = run_command(
         "train_answerer",
@@ -152,8 +173,14 @@ def test_train_answerer_writes_an_artefact_that_scores_side_by_side(tmp_path, ma
         "",
         "--cross-lingual",
         str(english),
+        "--archive",
+        str(archive),
     )
     assert error is None and "artefak ditulis" in out
+    assert "2 pertanyaan arsip latih" in out and meta_data(tmp_path)["archive"]["file"] == "questions.jsonl"
+    from retrieval.models import Document
+
+    assert Document.objects.get(key="LT1").collection == "latih-arsip"  # never the editorial archive
     meta = json.loads((tmp_path / "answerer-test.json").read_text(encoding="utf-8"))
     assert meta["data"]["cross_lingual"]["file"] == "english.json"
     assert "2 paragraf ke koleksi squad-english" in out  # trained on, beside IDK-MRC's split
@@ -176,6 +203,39 @@ def test_train_answerer_writes_an_artefact_that_scores_side_by_side(tmp_path, ma
     assert artefact().meta["name"] != "answerer-test"  # the block is over: the configured one again
     assert trained.evidence == committed.evidence  # the same search; only the scorer differs
     assert committed.claims and "Sumatera Utara" in committed.claims[0].text
+
+
+def meta_data(folder) -> dict:
+    return json.loads((folder / "answerer-test.json").read_text(encoding="utf-8"))["data"]
+
+
+def test_the_training_archive_answers_its_questions_from_their_gold_pages_only():
+    """data/archive-train: every answer key is in its gold page, every near
+    miss has none, and no page is one of the demo archive's."""
+    from django.conf import settings as django_settings
+
+    from review.answers.answer_keys import normalise_answer
+
+    root = Path(django_settings.BASE_DIR)
+    pages = {}
+    for line in (root / "data" / "archive-train" / "archive.jsonl").read_text(encoding="utf-8").splitlines():
+        page = json.loads(line)
+        pages[page["doc_id"]] = f" {normalise_answer(page['content'])} "
+    demo = {
+        json.loads(line)["doc_id"]
+        for line in (root / "demo" / "archive.jsonl").read_text(encoding="utf-8").splitlines()
+    }
+    assert not demo & set(pages)
+    cases = [
+        json.loads(line)
+        for line in (root / "data" / "archive-train" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    assert len({c["id"] for c in cases}) == len(cases) >= 100
+    for case in cases:
+        assert bool(case["answers"]) == bool(case["gold"]), case["id"]
+        for key in case["answers"]:
+            assert any(f" {normalise_answer(key)} " in pages[doc] for doc in case["gold"]), (case["id"], key)
+    assert sum(not c["answers"] for c in cases) >= 20  # near misses of other kinds
 
 
 def test_a_new_artefact_never_overwrites_a_version(tmp_path):

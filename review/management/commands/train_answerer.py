@@ -15,6 +15,7 @@ from review.answers.training import (
     default_cache_dir,
     items_build,
     items_cached,
+    items_from_archive,
     items_from_evalset,
     train,
 )
@@ -24,6 +25,9 @@ DATASET = Path(settings.BASE_DIR).parent / "shared" / "datasets" / "idk-mrc"
 # English questions over Indonesian paragraphs (SQuAD 2.0 dev, the paragraphs
 # machine-translated): what IDK-MRC has none of (data/squad2-en-over-id/SOURCES.md).
 CROSS_LINGUAL = Path(settings.BASE_DIR) / "data" / "squad2-en-over-id" / "squad2-dev-en-over-id.json"
+# Questions over a documentation archive written for training (tables,
+# commands, error codes): what neither file above has (data/archive-train/SOURCES.md).
+ARCHIVE = Path(settings.BASE_DIR) / "data" / "archive-train"
 
 
 class Command(BaseCommand):
@@ -66,6 +70,19 @@ class Command(BaseCommand):
             help="tanpa terjemahan Indonesia dari pertanyaan berkas lintas bahasa (field question_id), "
             "yang bawaannya ikut dilatih sebagai pertanyaan yang kata-katanya tidak menyalin paragrafnya",
         )
+        parser.add_argument(
+            "--archive",
+            type=Path,
+            default=ARCHIVE,
+            help="folder arsip latih (archive.jsonl + questions.jsonl) yang dimuat ke koleksi latih-arsip "
+            "(bawaan %(default)s; '' untuk tanpa)",
+        )
+        parser.add_argument(
+            "--archive-weight",
+            type=float,
+            default=10.0,
+            help="bobot tiap pertanyaan arsip latih terhadap satu pertanyaan IDK-MRC (bawaan %(default)s)",
+        )
         parser.add_argument("--no-augment", action="store_true", help="tanpa salinan tambahan data latih")
         parser.add_argument(
             "--reuse-items",
@@ -77,9 +94,12 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, **options: object) -> None:
         cross_lingual = options["cross_lingual"] if str(options["cross_lingual"]) not in ("", ".") else None
+        archive = options["archive"] if str(options["archive"]) not in ("", ".") else None
         for key in ("train", "valid", *(("cross_lingual",) if cross_lingual else ())):
             if not options[key].is_file():
                 raise CommandError(f"berkas {key} tidak ditemukan: {options[key]}")
+        if archive and not all((archive / name).is_file() for name in ("archive.jsonl", "questions.jsonl")):
+            raise CommandError(f"arsip latih tidak lengkap (perlu archive.jsonl dan questions.jsonl): {archive}")
         started = time.perf_counter()
 
         def say(message: str) -> None:
@@ -130,6 +150,11 @@ class Command(BaseCommand):
                         progress=say,
                     ),
                 )
+        if archive:
+            say(f"membaca arsip latih {archive}")
+            train_items += items_from_archive(archive, weight=options["archive_weight"], progress=say)
+            data["archive"] = archive / "questions.jsonl"
+            data["archive_documents"] = archive / "archive.jsonl"
         say(f"membaca {options['valid']}")
         valid_items = items_cached(
             cache,

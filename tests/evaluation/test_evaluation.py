@@ -9,6 +9,7 @@ import re
 from datetime import date
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
@@ -29,7 +30,7 @@ from review.evaluation.runs import (
     retrieval_evaluate,
     runs_compare,
 )
-from review.models import EvalCase, EvalResult, Question
+from review.models import EvalCase, EvalResult, EvalRun, Question
 
 pytestmark = pytest.mark.django_db
 
@@ -179,6 +180,12 @@ def test_eval_commands(archive, eval_file, capsys):
         call_command("eval_retrieval", "--set", "uji", "--modes", "fuzzy")
     with pytest.raises(CommandError, match="eval_import"):
         call_command("eval_retrieval", "--set", "tidak-ada")
+    # An artefact named by a path too long to store a run under is refused
+    # before any case is asked, not after all of them.
+    long_path = str(settings.BASE_DIR / "review" / "answers" / "artefact" / "answerer-v6.pkl")
+    with pytest.raises(CommandError, match="lebih dari 30 karakter"):
+        call_command("eval_answers", "--set", "uji", "--generators", f"extractive@{long_path}")
+    assert not EvalRun.objects.filter(kind="answers").exists()
 
 
 def test_answer_evaluation_measures_and_leaves_no_history(archive, eval_file):

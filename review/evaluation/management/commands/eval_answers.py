@@ -11,7 +11,7 @@ from retrieval.http import ServiceError
 from review.answers.scorer import artefact_path
 from review.evaluation.judge import judge_calibrate, judge_from_config
 from review.evaluation.runs import ANSWER_GENERATORS, answers_evaluate
-from review.models import EvalSet
+from review.models import EvalResult, EvalSet
 
 
 class Command(BaseCommand):
@@ -67,6 +67,15 @@ class Command(BaseCommand):
             raise CommandError(
                 f"generator tidak dikenal: {', '.join(unknown) or '(kosong)'}; "
                 f"pilih dari {', '.join(ANSWER_GENERATORS)}, ollama, openai"
+            )
+        # Each answer is stored under its generator's name: a name the column
+        # cannot hold would fail only after every case was asked.
+        longest = EvalResult._meta.get_field("mode").max_length
+        too_long = [g for g in generators if len(g) > longest]
+        if too_long:
+            raise CommandError(
+                f"nama generator lebih dari {longest} karakter: {', '.join(too_long)}; "
+                "salin artefak ke folder artefak dan sebut namanya (extractive@answerer-vN)"
             )
         total = min(eval_set.cases.count(), options["limit"] or 10**9) * len(generators)
         with tqdm(total=total, desc="menjawab", unit="kasus") as bar:

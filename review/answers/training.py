@@ -510,8 +510,8 @@ def train(
         item.question.rarity = rarity_of(item.question.content, rarity)
         item.question.baseline = baseline_of(item.question.vector, centroid)
     x, y, groups = item_rows(train_items, version)
-    # Items pickled before ``weight`` existed read the class default.
-    item_weight = np.asarray([getattr(item, "weight", 1.0) for item in train_items])
+    # (Items pickled before ``weight`` existed read the dataclass's default.)
+    item_weight = np.asarray([item.weight for item in train_items])
     w = item_weight[groups]
     progress(f"model unit: {len(x)} baris, {int(y.sum())} positif, {len(train_items)} pertanyaan")
     # Folds by original question: an augmented copy never scores its original.

@@ -416,6 +416,19 @@ NALARKU_EXTRACTIVE = {
     # together (first unit holds the answer: 0.803 -> 0.776 and 0.563 -> 0.690).
     "meaning_weight": float(os.environ.get("NALARKU_EXTRACTIVE_MEANING_WEIGHT", "20")),
 }
+# The reader (review/answers/reader/): the wheel's encoder fine-tuned on
+# reading comprehension, run on ONNX Runtime. NALARKU_GENERATOR=reader
+# answers with it; without its artefact the answer falls back to the
+# scorer's (answerer-v6) with degraded "reader_unavailable".
+NALARKU_READER = {
+    "artefact": os.environ.get(
+        "NALARKU_READER_ARTEFACT", str(BASE_DIR / "review" / "answers" / "artefact" / "reader-v1")
+    ),
+    # ONNX Runtime threads per process (0: as many as cores).
+    "threads": int(os.environ.get("NALARKU_READER_THREADS", "0")),
+    # int8 matrix products (ONNX Runtime's dynamic quantisation), measured in bench/answer_latency.py.
+    "int8": os.environ.get("NALARKU_READER_INT8", "0") == "1",
+}
 # The generator before the scorer, kept as a baseline and as the fallback
 # when the scorer cannot run (NALARKU_GENERATOR=sentence to use it).
 NALARKU_SENTENCE = {

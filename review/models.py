@@ -230,6 +230,7 @@ class EvalCategory(models.TextChoices):
     NOW = "now", "keadaan sekarang"
     AS_OF = "as_of", "per tanggal"
     NEAR_MISS = "near_miss", "nyaris cocok"
+    KEYWORD = "keyword", "kata kunci"
     OTHER = "other", "lainnya"
 
 

@@ -37,7 +37,7 @@ from retrieval.models import Document
 from retrieval.search import Hit
 
 from .contract import Claim, Conflict
-from .scorer import Scored, hit_units, thresholds
+from .scorer import Scored, hit_units
 from .text import (
     STATUS_LABELS,
     STATUS_STAGES,
@@ -184,7 +184,7 @@ def statements(chunks: list[Hit], claims: list[Claim], question: str, scored: Sc
             cited.setdefault(evidence_id, []).append(claim.text)
     out = {e: " ".join(texts) for e, texts in cited.items()}
     if scored is not None:
-        bar = max(scored.best * 0.5, thresholds()["support_min"])
+        bar = max(scored.best * 0.5, scored.thresholds()["support_min"])
         for rank, unit in enumerate(scored.units):
             runner_up = rank < CANDIDATES and unit.probability >= scored.best * CANDIDATE_RATIO
             if unit.hit.evidence_id not in cited and (unit.probability >= bar or runner_up):
@@ -566,7 +566,7 @@ def conflict_sides_claimed(
     claimed by its unit that gives the side's value, flagged weak."""
     cited = {e for claim in claims for e in claim.evidence_ids}
     out = list(claims)
-    bar = thresholds()["support_min"]
+    bar = scored.thresholds()["support_min"]
     unscored = {h.evidence_id: h for h in joined or []}
     for conflict in conflicts:
         for side in conflict.sides or [[e] for e in conflict.evidence_ids]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -34,7 +35,7 @@ from retrieval.search import Hit
 
 from .context import context_render
 from .contract import Claim, ClaimDraft, Draft, draft_schema
-from .scorer import ANSWERED, INSUFFICIENT, Scored, ScoredUnit, question_kind_label, thresholds
+from .scorer import ANSWERED, INSUFFICIENT, Scored, ScoredUnit, question_kind_label
 from .text import (
     asks_for_quantity,
     coverage,
@@ -161,7 +162,7 @@ class ExtractiveGenerator:
         # The first unit in claim order always makes the first claim (the band
         # decides the status); a further claim's unit must be near the best
         # (claim_ratio × its probability) and no weaker than the floor.
-        floor = thresholds()["support_min"] if self.claim_floor is None else self.claim_floor
+        floor = scored.thresholds()["support_min"] if self.claim_floor is None else self.claim_floor
         bar = max(scored.best * self.claim_ratio, floor)  # for the further claims; the first is always made
         groups: list[list[ScoredUnit]] = []
         for candidate in scored.claim_order(self.meaning_weight):
@@ -355,6 +356,13 @@ class LlmGenerator:
         )
 
 
+def reader_path(name: str) -> str:
+    """A reader artefact by name (in the artefact folder) or by path; "" for the configured one."""
+    if not name or "/" in name:
+        return name
+    return str(Path(settings.BASE_DIR) / "review" / "answers" / "artefact" / name)
+
+
 def _parse(raw: str) -> tuple[Draft | None, str]:
     try:
         return Draft.model_validate(parse_json_object(raw)), ""
@@ -364,12 +372,42 @@ def _parse(raw: str) -> tuple[Draft | None, str]:
         return None, f"tidak sesuai skema: {exc.error_count()} kesalahan"
 
 
+@dataclass
+class ReaderGenerator(ExtractiveGenerator):
+    """Claims drawn as the extractive generator draws them, from units the
+    reader has scored (``reader/scoring.py``: the unit holding a chunk's
+    best span carries that span's probability), in the reader's order
+    (no meaning weight: the reader already read the meaning)."""
+
+    artefact: str = ""
+    meaning_weight: float = 0.0
+    name: str = "reader"
+    reads: bool = True
+
+    def generate(self, question: str, chunks: list[Hit], scored: Scored) -> Generation:
+        if not scored.judged_by:  # the reader could not read: the scorer's answer, as the scorer draws it
+            return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE).generate(question, chunks, scored)
+        return super().generate(question, chunks, scored)
+
+    def reader(self):
+        from .reader.model import reader_load
+
+        config = settings.NALARKU_READER
+        return reader_load(
+            Path(self.artefact or config["artefact"]), threads=config["threads"], quantise=config["int8"]
+        )
+
+
 def generator_from_config(kind: str | None = None) -> Generator:
-    """The generator named by ``kind`` or ``settings.NALARKU_GENERATOR``; the
-    LLM ones use ``settings.NALARKU_LLM`` for the server."""
+    """The generator named by ``kind`` or ``settings.NALARKU_GENERATOR``;
+    "reader@PATH" names a reader artefact other than the configured one.
+    The LLM ones use ``settings.NALARKU_LLM`` for the server."""
     kind = settings.NALARKU_GENERATOR if kind is None else kind
     if kind in ("", "extractive"):
         return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE)
+    if kind.partition("@")[0] == "reader":
+        extractive = {**settings.NALARKU_EXTRACTIVE, "meaning_weight": 0.0}
+        return ReaderGenerator(**extractive, artefact=reader_path(kind.partition("@")[2]))
     if kind == "sentence":
         return SentenceGenerator(**settings.NALARKU_SENTENCE)
     if kind == "cosine":

@@ -41,12 +41,14 @@ from .generators import (
     generator_from_config,
     missing_phrases,
 )
-from .scorer import ArtefactError, Scored, artefact, evidence_score, thresholds
+from .scorer import ArtefactError, Scored, artefact, evidence_score
 from .text import asks_about_present, asks_availability, identifiers
 from .validation import draft_validate
 
 logger = logging.getLogger(__name__)
 
+# The generators whose claims are the evidence's own units, in claim order.
+QUOTING = {"extractive", "reader"}
 # Flags that leave a claim for an editor to judge.
 DOUBTFUL = {"evidence_removed", "unsupported_fact", "weak_support", "conflict", "superseded_evidence"}
 
@@ -90,6 +92,10 @@ def question_ask(
     progress("generate")
     with timed(timings, "score"):
         scored = _score(response, chunks, options.get("collection", "editorial"), degraded, as_of=as_of is not None)
+    generator = generator or generator_from_config()
+    if scored is not None and chunks and getattr(generator, "reads", False):
+        with timed(timings, "read"):
+            scored = _read(generator, response.query, chunks, scored, degraded)
     with timed(timings, "generate"):
         generation = _generate(generator, response.query, chunks, scored, degraded)
     progress("validate")
@@ -120,9 +126,7 @@ def question_ask(
         validated.missing = [
             "Sumber berbeda pendapat tentang jawabannya: editor memutuskan sisi mana yang berlaku (lihat konflik)"
         ]
-    status = _status(
-        band, validated.claims, conflicts, chunks, as_of=as_of, quoted=generation.generator == "extractive"
-    )
+    status = _status(band, validated.claims, conflicts, chunks, as_of=as_of, quoted=generation.generator in QUOTING)
     if status == AnswerStatus.ANSWERED and "planted_instruction_ignored" in degraded:
         status = AnswerStatus.NEEDS_REVIEW  # the model was steered by a source: an editor looks
     missing = validated.missing
@@ -228,6 +232,20 @@ def _score(
         return None
 
 
+def _read(generator: Generator, question: str, chunks: list[Hit], scored: Scored, degraded: list[str]) -> Scored:
+    """The evidence judged by the reader; the scorer's judgement, and
+    ``reader_unavailable``, when the reader cannot be loaded."""
+    from .reader.model import ReaderUnavailable
+    from .reader.scoring import evidence_read
+
+    try:
+        return evidence_read(generator.reader(), question, chunks, scored)
+    except ReaderUnavailable as exc:
+        logger.warning("reader unavailable, the scorer judges: %s", exc)
+        degraded.append("reader_unavailable")
+        return scored
+
+
 def _generate(
     generator: Generator | None, question: str, chunks: list[Hit], scored: Scored | None, degraded: list[str]
 ) -> Generation:
@@ -329,7 +347,11 @@ def _status(
 
 
 def _scorer_record(scored: Scored) -> dict:
-    record = {"artefact": artefact().meta["name"], "answerable": round(scored.answerable, 4), "bars": thresholds()}
+    record = {
+        "artefact": scored.judged_by or artefact().meta["name"],
+        "answerable": round(scored.answerable, 4),
+        "bars": scored.thresholds(),
+    }
     return record if scored.reading is None else {**record, "reading": scored.reading}
 
 

@@ -176,6 +176,10 @@ class Scored:
     # jam": 24 jam), None when it asks in none.
     asked_unit: re.Pattern | None = None
     reading: float | None = None  # the reader's log-odds, for an artefact with one
+    # The status bars these probabilities are read against: None for the
+    # scorer's artefact (``thresholds()``); the reader's own when it scored.
+    bars: dict[str, float] | None = None
+    judged_by: str = ""  # the reader that scored the units, "" for the scorer's artefact
 
     @property
     def best(self) -> float:
@@ -201,8 +205,11 @@ class Scored:
             order.sort(key=lambda s: self.asked_unit.search(s.unit.text) is None)  # stable: the order above within
         return order
 
+    def thresholds(self) -> dict[str, float]:
+        return self.bars if self.bars is not None else thresholds()
+
     def band(self) -> str:
-        bars = thresholds()
+        bars = self.thresholds()
         if not self.units or self.absent_identifiers or self.answerable < bars["refuse_below"]:
             return INSUFFICIENT
         return ANSWERED if self.answerable >= bars["answer_at"] else NEEDS_REVIEW

@@ -29,7 +29,7 @@ from retrieval.http import ServiceError
 from retrieval.search import Hit
 
 from .contract import Claim, Draft
-from .scorer import Scored, hit_units, thresholds
+from .scorer import Scored, hit_units
 from .text import fact_present, facts, sentences, stems, without_instructions
 
 logger = logging.getLogger(__name__)
@@ -98,7 +98,7 @@ def _check_answers(claims: list[Claim], scored: Scored) -> None:
     """A claim written by a model gets the probability of the unit it
     restates (the best over its citations) and that unit's span; below the
     scorer's support bar it is ``weak_support``."""
-    bar = thresholds()["support_min"]
+    bar = scored.thresholds()["support_min"]
     for claim in claims:
         if claim.score is None:
             found = [u for e in claim.evidence_ids if (u := scored.unit_for(e, claim.text)) is not None]

@@ -538,12 +538,19 @@ def answers_evaluate(
     for name in generators:
         # "extractive@answerer-v1": a generator scored by a named artefact,
         # so two artefacts are measured side by side in one run.
+        # "reader@reader-v2": the reader of another artefact.
         kind, _, artefact_name = name.partition("@")
-        generator = generator_from_config(kind)
-        with artefact_used(artefact_name) if artefact_name else nullcontext():
+        generator = generator_from_config(name if kind == "reader" else kind)
+        scorer = artefact_used(artefact_name) if artefact_name and kind != "reader" else nullcontext()
+        with scorer:
             for case in cases:
                 row = _answer_row(
-                    run, case, generator, users, judge if kind == "extractive" else None, eval_set.collection
+                    run,
+                    case,
+                    generator,
+                    users,
+                    judge if kind in ("extractive", "reader") else None,
+                    eval_set.collection,
                 )
                 row.mode = name
                 rows.append(row)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from retrieval.http import ServiceError
+from review.answers.generators import reader_path
 from review.answers.scorer import artefact_path
 from review.evaluation.judge import judge_calibrate, judge_from_config
 from review.evaluation.runs import ANSWER_GENERATORS, answers_evaluate
@@ -35,7 +37,8 @@ class Command(BaseCommand):
             default=",".join(ANSWER_GENERATORS),
             help="generator yang dibandingkan, dipisah koma (bawaan: %(default)s); "
             "'extractive@answerer-v1,extractive@answerer-v2' membandingkan dua artefak "
-            "penilai berdampingan dalam satu run",
+            "penilai berdampingan dalam satu run; 'reader,extractive@answerer-v6' membandingkan pembaca dengan "
+            "penilai fitur; 'reader@reader-v2' memakai artefak pembaca lain",
         )
         parser.add_argument(
             "--calibrate", action="store_true", help="hanya kalibrasi juri LLM terhadap klaim yang sudah dinilai editor"
@@ -57,16 +60,11 @@ class Command(BaseCommand):
         if eval_set is None:
             raise CommandError(f"set evaluasi {options['set_name']!r} tidak ada; impor dulu dengan eval_import")
         generators = [g.strip() for g in options["generators"].split(",") if g.strip()]
-        unknown = [
-            g
-            for g in generators
-            if g.partition("@")[0] not in (*ANSWER_GENERATORS, "ollama", "openai")
-            or (g.partition("@")[2] and not artefact_path(g.partition("@")[2]).is_file())
-        ]
+        unknown = [g for g in generators if not _known(g)]
         if unknown or not generators:
             raise CommandError(
                 f"generator tidak dikenal: {', '.join(unknown) or '(kosong)'}; "
-                f"pilih dari {', '.join(ANSWER_GENERATORS)}, ollama, openai"
+                f"pilih dari {', '.join(ANSWER_GENERATORS)}, reader, ollama, openai"
             )
         # Each answer is stored under its generator's name: a name the column
         # cannot hold would fail only after every case was asked.
@@ -182,3 +180,13 @@ def _fmt(value: object) -> str:
     if value is None:
         return "—"
     return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def _known(name: str) -> bool:
+    """A generator eval_answers can run, and the artefact it names exists."""
+    kind, _, artefact = name.partition("@")
+    if kind == "reader":
+        return not artefact or Path(reader_path(artefact)).with_suffix(".npz").is_file()
+    if kind not in (*ANSWER_GENERATORS, "ollama", "openai"):
+        return False
+    return not artefact or artefact_path(artefact).is_file()

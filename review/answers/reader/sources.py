@@ -1,0 +1,59 @@
+"""Where the reader's training data lies, what each source may be used for,
+and its licence (copied into the artefact's card)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
+SHARED = Path(settings.BASE_DIR).parent / "shared" / "datasets"
+IDK_MRC = SHARED / "idk-mrc"
+K8S = SHARED / "k8s-id-editor"
+CROSS_LINGUAL = Path(settings.BASE_DIR) / "data" / "squad2-en-over-id" / "squad2-dev-en-over-id.json"
+ARCHIVE = Path(settings.BASE_DIR) / "data" / "archive-train"
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    files: tuple[Path, ...]
+    licence: str
+
+
+SOURCES = {
+    "idk-mrc": Source("idk-mrc", (IDK_MRC / "train.json",), "CC BY-SA 4.0 (IDK-MRC); TyDi QA: Apache-2.0"),
+    "squad2-en-over-id": Source(
+        "squad2-en-over-id", (CROSS_LINGUAL,), "CC BY-SA 4.0 (SQuAD 2.0; translated by Wikidepia/indonesian_datasets)"
+    ),
+    "k8s-train": Source(
+        "k8s-train", (K8S / "archive.jsonl", K8S / "train.jsonl"), "CC BY 4.0 (Kubernetes documentation)"
+    ),
+    "archive-train": Source(
+        "archive-train",
+        (ARCHIVE / "archive.jsonl", ARCHIVE / "questions.jsonl"),
+        "written for this project (data/archive-train/SOURCES.md)",
+    ),
+    "structure": Source(
+        "structure",
+        (K8S / "archive.jsonl", K8S / "train.jsonl", K8S / "dev.jsonl", ARCHIVE / "archive.jsonl"),
+        "questions generated here from the k8s train pages (CC BY 4.0) and data/archive-train",
+    ),
+}
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def gold_documents(questions: Path) -> set[str]:
+    """The documents a question file's questions are about."""
+    documents = set()
+    for line in Path(questions).read_text().splitlines():
+        if line.strip():
+            for gold in json.loads(line).get("gold") or []:
+                documents.add(gold if isinstance(gold, str) else gold["document"])
+    return documents

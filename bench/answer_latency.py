@@ -1,7 +1,8 @@
 """Latency of the answer stage next to retrieval's, on the demo archive.
 
-    uv run python bench/answer_latency.py [--set demo] [--rounds 2] [--artefacts answerer-v1,answerer-v2]
+    uv run python bench/answer_latency.py [--set demo] [--rounds 2] [--artefacts answerer-v6,...]
     uv run python bench/answer_latency.py --meaning-weights 0,20
+    uv run python bench/answer_latency.py --generators extractive@answerer-v6,reader,reader+int8
 
 Asks every case of the evaluation set as its user with the default
 (extractive, scored) generator; the first round fills the embedding cache
@@ -12,7 +13,9 @@ scoring, claims and validation (the answer stage), and the whole ask. With
 turning case by case, so neither always runs second on warm pages), and the
 stages are printed side by side with the ratio of each to the first;
 ``--meaning-weights`` does the same for the extractive generator's claim
-order (``NALARKU_EXTRACTIVE["meaning_weight"]``) with the configured artefact.
+order (``NALARKU_EXTRACTIVE["meaning_weight"]``) with the configured artefact,
+and ``--generators`` for answer generators as ``eval_answers`` names them
+(``reader+int8``: the reader with int8 matrix products).
 Uses the demo's data directory (var/; ``make demo`` or ``make report`` fills it).
 """
 
@@ -23,7 +26,7 @@ import os
 import statistics
 import sys
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,7 +48,7 @@ from review.answers.scorer import artefact_used  # noqa: E402
 from review.models import EvalSet  # noqa: E402
 
 RETRIEVAL = ("embed", "sql")
-ANSWER = ("context", "score", "generate", "validate")
+ANSWER = ("context", "score", "read", "generate", "validate")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -53,9 +56,26 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def variant(name: str):  # noqa: ANN201 - a context manager
-    """Ask as ``name`` says: "weight 20" (the claim order's meaning weight), an
+@contextmanager
+def variant(name: str):  # noqa: ANN201
+    """Ask as ``name`` says: "weight 20" (the claim order's meaning weight),
+    a generator ("reader", "reader+int8", "extractive@answerer-v6"), an
     artefact's name, or "" (the configuration)."""
+    kind, _, artefact = name.partition("@")
+    if kind.startswith("reader"):
+        reader = {**settings.NALARKU_READER, "int8": kind.endswith("+int8")}
+        generator = "reader" + (f"@{artefact}" if artefact else "")
+        with override_settings(NALARKU_GENERATOR=generator, NALARKU_READER=reader):
+            yield
+    elif kind == "extractive":
+        with override_settings(NALARKU_GENERATOR="extractive"), artefact_used(artefact) if artefact else nullcontext():
+            yield
+    else:
+        with _setting(name):
+            yield
+
+
+def _setting(name: str):  # noqa: ANN202 - a context manager
     if name.startswith("weight "):
         weight = float(name.removeprefix("weight "))
         return override_settings(NALARKU_EXTRACTIVE={**settings.NALARKU_EXTRACTIVE, "meaning_weight": weight})
@@ -72,6 +92,9 @@ def main() -> None:
     parser.add_argument(
         "--meaning-weights", default="", help="claim-order meaning weights to compare, comma-separated (e.g. 0,20)"
     )
+    parser.add_argument(
+        "--generators", default="", help="generators to compare, comma-separated (e.g. extractive@answerer-v6,reader)"
+    )
     args = parser.parse_args()
     eval_set = EvalSet.objects.filter(name=args.set).first()
     if eval_set is None:
@@ -79,7 +102,13 @@ def main() -> None:
     users = {u.username: u for u in get_user_model().objects.all()}
     cases = list(eval_set.cases.order_by("case_id"))
     weights = [w.strip() for w in args.meaning_weights.split(",") if w.strip()]
-    names = [f"weight {w}" for w in weights] or [a.strip() for a in args.artefacts.split(",") if a.strip()] or [""]
+    generators = [g.strip() for g in args.generators.split(",") if g.strip()]
+    names = (
+        [f"weight {w}" for w in weights]
+        or generators
+        or [a.strip() for a in args.artefacts.split(",") if a.strip()]
+        or [""]
+    )
     stages: dict[str, dict[str, list[float]]] = {name: {} for name in names}
     for round_ in range(args.rounds):
         for n, case in enumerate(cases):

@@ -17,7 +17,7 @@ all cases) and ``answered`` for unanswerable cases. The proposed bar is the
 lowest at which confidently wrong is at most ``--max-wrong`` on every
 tuning set (``--tune``; the others are only reported).
 
-    uv run python bench/answered_bar.py --mode extractive@answerer-v5 \\
+    uv run python bench/answered_bar.py --mode extractive@answerer-v6 \\
         --tune editor-dev,idk-valid --report demo
 
 Uses the demo's data directory, where the runs are stored (the newest run

@@ -12,7 +12,7 @@ evidence holds it. The weight in settings (``NALARKU_EXTRACTIVE
 ["meaning_weight"]``) is the smallest within 0.005 of the best mean over
 both sets of the two rates.
 
-    uv run python bench/claim_order.py [--artefact answerer-v2] [--dev-set editor-dev]
+    uv run python bench/claim_order.py [--artefact answerer-v6] [--dev-set editor-dev]
 
 Uses the demo's data directory (the dev set is imported there, see README)
 and the items ``train_answerer`` caches under it (IDK-MRC valid is searched
@@ -41,7 +41,7 @@ TIE = 0.005
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--artefact", default="answerer-v2", help="the scorer artefact whose unit model ranks")
+    parser.add_argument("--artefact", default="answerer-v6", help="the scorer artefact whose unit model ranks")
     parser.add_argument("--dev-set", default="editor-dev", help="the editor-style evaluation set")
     args = parser.parse_args()
     django.setup()

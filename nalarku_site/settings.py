@@ -428,6 +428,10 @@ NALARKU_READER = {
     "threads": int(os.environ.get("NALARKU_READER_THREADS", "0")),
     # int8 matrix products (ONNX Runtime's dynamic quantisation), measured in bench/answer_latency.py.
     "int8": os.environ.get("NALARKU_READER_INT8", "0") == "1",
+    # The status bars (unset: the ones in the artefact's card, bench/reader_bars.py).
+    "refuse_below": _optional_float("NALARKU_READER_REFUSE_BELOW"),
+    "answer_at": _optional_float("NALARKU_READER_ANSWER_AT"),
+    "support_min": _optional_float("NALARKU_READER_SUPPORT_MIN"),
 }
 # The generator before the scorer, kept as a baseline and as the fallback
 # when the scorer cannot run (NALARKU_GENERATOR=sentence to use it).

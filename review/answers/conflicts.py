@@ -247,12 +247,17 @@ def conflicts_find(
         pair = tuple(sorted([(a.document, a.revision), (b.document, b.revision)]))
         if pair[0] == pair[1]:
             continue
-        newer, older = (a, b) if _date(a) >= _date(b) else (b, a)
+        # Newer by date, then (two revisions of one date) by revision: one
+        # order for every pair, so no two conflicts name opposite sides newer.
+        newer, older = (a, b) if (_date(a), a.revision) >= (_date(b), b.revision) else (b, a)
         if _different_subjects(newer, older, said):
             continue
         conflict = _differing_value(newer, older, values[newer.evidence_id], values[older.evidence_id])
-        if conflict and (pair, conflict[0]) not in seen:
-            seen.add((pair, conflict[0]))
+        # One conflict per pair of sources and kind, and per pair of values:
+        # the same two values seen through other chunks are the same conflict.
+        values_key = conflict and (conflict[0], frozenset((conflict[2], conflict[3])))
+        if conflict and (pair, conflict[0]) not in seen and values_key not in seen:
+            seen.update({(pair, conflict[0]), values_key})
             kind, lead, new_value, old_value = conflict
             found.append(
                 _conflict(

@@ -7,8 +7,9 @@ The models are trained by ``python manage.py train_answerer`` (see
 ``training.py``) and committed as a versioned artefact beside this file:
 ``artefact/answerer-v6.pkl`` with ``answerer-v6.json`` (data checksums,
 features, library versions, metrics, thresholds; v6 holds v5's models with
-an ``answered`` bar measured end to end, see its ``thresholds_source``; v7
-adds the reader of ``reading.py`` to v6's models, ``train_reader``). Loading is lazy and per
+an ``answered`` bar measured end to end, see its ``thresholds_source``).
+It is the baseline the reader (``reader/``) is measured against, and the
+judge of the evidence when the reader cannot load. Loading is lazy and per
 process, like the embedder: scikit-learn's gradient boosting predicts on
 OpenMP threads, and a process that forks after using them leaves children
 that can hang; so nothing is loaded at import, and a forked child loads its
@@ -45,7 +46,6 @@ from .features import (
     read_with,
     unit_features,
 )
-from .reading import evidence_reading
 from .text import (
     STOPWORDS,
     asked_measure,
@@ -78,9 +78,6 @@ class Artefact:
     meta: dict
     rarity: dict | None = None  # features-v3: stem document frequencies of general text
     centroid: np.ndarray | None = None  # features-v4: mean embedding of the training units
-    # answerer-v7 on: the reader (reading.py), whose score joins the context
-    # model's log-odds in the calibrator.
-    reader: object | None = None
 
 
 _lock = threading.Lock()
@@ -143,7 +140,6 @@ def artefact_read(path: Path) -> Artefact:
         meta,
         models.get("rarity"),
         models.get("centroid"),
-        models.get("reader"),
     )
 
 
@@ -175,7 +171,7 @@ class Scored:
     # The pattern of a number in the unit the question asks in ("berapa
     # jam": 24 jam), None when it asks in none.
     asked_unit: re.Pattern | None = None
-    reading: float | None = None  # the reader's log-odds, for an artefact with one
+    reading: float | None = None  # the reader's best margin over "no answer", when the reader judged
     # The status bars these probabilities are read against: None for the
     # scorer's artefact (``thresholds()``); the reader's own when it scored.
     bars: dict[str, float] | None = None
@@ -232,13 +228,9 @@ def log_odds(p: np.ndarray) -> np.ndarray:
     return np.log(clipped / (1 - clipped)).reshape(-1, 1)
 
 
-def calibrated_probability(calibrator: object, raw: np.ndarray, reading: np.ndarray | None = None) -> np.ndarray:
-    """The context model's probability, Platt-scaled on the validation
-    split; with the reader's log-odds (``reading``), both combined by the
-    calibrator fitted on that split."""
-    if reading is None:
-        return calibrator.predict_proba(log_odds(raw))[:, 1]
-    return calibrator.predict_proba(np.hstack([log_odds(raw), np.asarray(reading, dtype=float).reshape(-1, 1)]))[:, 1]
+def calibrated_probability(calibrator: object, raw: np.ndarray) -> np.ndarray:
+    """The context model's probability, Platt-scaled on the validation split."""
+    return calibrator.predict_proba(log_odds(raw))[:, 1]
 
 
 def thresholds() -> dict[str, float]:
@@ -444,12 +436,7 @@ def evidence_score(
     with threadpool_limits(limits=1, user_api="openmp"):
         probabilities = loaded.unit_model.predict_proba(rows)[:, 1]
         raw = loaded.context_model.predict_proba(context_features(asked, rows, probabilities, vectors, version))[:, 1]
-    reading = (
-        evidence_reading(loaded.reader, prepared.question, prepared.passages, provider)
-        if loaded.reader is not None
-        else None
-    )
-    answerable = float(calibrated_probability(loaded.calibrator, raw, None if reading is None else [reading])[0])
+    answerable = float(calibrated_probability(loaded.calibrator, raw)[0])
     scored, n = [], 0
     for hit, passage in zip(chunks, prepared.passages, strict=True):
         for unit in passage.units:
@@ -465,7 +452,6 @@ def evidence_score(
         absent_identifiers=prepared.absent_identifiers,
         protected_missing=prepared.protected_missing,
         asked_unit=prepared.asked_unit,
-        reading=None if reading is None else round(reading, 4),
     )
 
 

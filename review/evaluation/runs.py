@@ -67,8 +67,11 @@ class EvalImportError(ValueError):
 
 
 @transaction.atomic
-def evalset_import(*, path: Path, name: str, description: str = "") -> tuple[EvalSet, int]:
-    """Create or replace the set ``name`` from a JSONL file; all lines or none."""
+def evalset_import(
+    *, path: Path, name: str, description: str = "", collection: str = "editorial"
+) -> tuple[EvalSet, int]:
+    """Create or replace the set ``name`` from a JSONL file, asked of
+    ``collection``; all lines or none."""
     lines = []
     for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not raw.strip():
@@ -82,7 +85,9 @@ def evalset_import(*, path: Path, name: str, description: str = "") -> tuple[Eva
     ids = [line.id for line in lines]
     if len(ids) != len(set(ids)):
         raise EvalImportError(f"{path.name}: id kasus ganda: {sorted({i for i in ids if ids.count(i) > 1})}")
-    eval_set, _ = EvalSet.objects.update_or_create(name=name, defaults={"description": description})
+    eval_set, _ = EvalSet.objects.update_or_create(
+        name=name, defaults={"description": description, "collection": collection}
+    )
     eval_set.cases.filter(source_claim__isnull=True).delete()
     EvalCase.objects.bulk_create(
         [
@@ -526,6 +531,7 @@ def answers_evaluate(
             "collection": eval_set.collection,
             "extractive": settings.NALARKU_EXTRACTIVE,
             "answerer": settings.NALARKU_ANSWERER,
+            "reader": settings.NALARKU_READER,
             "sentence": settings.NALARKU_SENTENCE,
             "support": settings.NALARKU_SUPPORT,
             "chunker_version": CHUNKER_VERSION,
@@ -536,7 +542,7 @@ def answers_evaluate(
     )
     rows = []
     for name in generators:
-        # "extractive@answerer-v1": a generator scored by a named artefact,
+        # "extractive@answerer-v6": a generator scored by a named artefact,
         # so two artefacts are measured side by side in one run.
         # "reader@reader-v2": the reader of another artefact.
         kind, _, artefact_name = name.partition("@")

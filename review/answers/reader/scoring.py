@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from django.conf import settings
+
 from retrieval.search import Hit
 
 from ..scorer import Scored
@@ -44,9 +46,15 @@ def evidence_read(reader: Reader, question: str, chunks: list[Hit], scored: Scor
         units=units,
         answerable=round(best.probability, 4) if best else 0.0,
         reading=round(best.margin, 4) if best else None,
-        bars=reader.bars,
+        bars=bars_of(reader),
         judged_by=reader.name,
     )
+
+
+def bars_of(reader: Reader) -> dict[str, float]:
+    """The reader's bars: its card's, each replaced where the settings give one."""
+    config = settings.NALARKU_READER
+    return {k: float(config[k]) if config.get(k) is not None else v for k, v in reader.bars.items()}
 
 
 def _first(scored: Scored, hit: Hit) -> int:

@@ -36,7 +36,7 @@ class Command(BaseCommand):
             "--generators",
             default=",".join(ANSWER_GENERATORS),
             help="generator yang dibandingkan, dipisah koma (bawaan: %(default)s); "
-            "'extractive@answerer-v1,extractive@answerer-v2' membandingkan dua artefak "
+            "'extractive@answerer-v6,extractive@answerer-v8' membandingkan dua artefak "
             "penilai berdampingan dalam satu run; 'reader,extractive@answerer-v6' membandingkan pembaca dengan "
             "penilai fitur; 'reader@reader-v2' memakai artefak pembaca lain",
         )

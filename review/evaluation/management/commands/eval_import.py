@@ -44,7 +44,10 @@ class Command(BaseCommand):
             "dengan kunci jawaban; yang tak terjawab diharapkan insufficient_evidence",
         )
         parser.add_argument("--split", default="test", help="split qrels BEIR (bawaan test)")
-        parser.add_argument("--collection", help="koleksi BEIR atau SQuAD (bawaan beir-<direktori>, squad-<berkas>)")
+        parser.add_argument(
+            "--collection",
+            help="koleksi yang ditanya (bawaan: editorial; untuk BEIR beir-<direktori>, untuk SQuAD squad-<berkas>)",
+        )
         parser.add_argument("--name", default="demo", help="nama set (bawaan demo)")
         parser.add_argument("--description", default="")
 
@@ -84,7 +87,10 @@ class Command(BaseCommand):
             return
         try:
             eval_set, count = evalset_import(
-                path=options["file"], name=options["name"], description=options["description"]
+                path=options["file"],
+                name=options["name"],
+                description=options["description"],
+                collection=options["collection"] or "editorial",
             )
         except EvalImportError as exc:
             raise CommandError(str(exc)) from None

@@ -1,0 +1,82 @@
+"""The reader (review/answers/reader/) on its committed artefact, through
+ONNX Runtime: a question over a small archive answered with the span that
+holds the answer, a near miss refused, and the scorer's answer (said to
+be degraded) when the reader cannot load."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from review.answers.generators import generator_from_config
+from review.answers.pipeline import question_ask
+from review.answers.reader.model import Reader, ReaderUnavailable
+from review.answers.reader.windows import passage_of
+from tests.review.test_answer_engine import archive  # noqa: F401 - the fixture: a spec, a leave policy, a review
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def ask(text: str, user, generator: str = "reader"):  # noqa: ANN001, ANN201
+    return question_ask(text=text, user=user, generator=generator_from_config(generator))
+
+
+@pytest.fixture
+def editor(make_user):  # noqa: ANN001, ANN201
+    return make_user("editor")
+
+
+def test_the_reader_finds_the_span_in_its_passage():
+    reader = Reader(Path(settings.NALARKU_READER["artefact"]))
+    passage, _ = passage_of(
+        "Spesifikasi KR-220X", "Baterai", "Waktu pemutaran: hingga 30 jam dengan sekali pengisian daya"
+    )
+    (reading,) = reader.read("Berapa jam baterai KR-220X bertahan?", [passage])
+    assert "30 jam" in passage[reading.start : reading.end]
+    assert reading.probability > 0.5
+
+
+@pytest.mark.django_db
+def test_the_reader_answers_with_the_unit_holding_its_span(archive, editor):  # noqa: F811
+    asked = ask("Berapa jam daya tahan baterai perekam suara KR-220X?", editor)
+    contract, answer = asked.contract, asked.answer
+    assert answer.generator == "reader"
+    assert answer.retrieval["scorer"]["artefact"] == Path(settings.NALARKU_READER["artefact"]).name
+    assert contract.status != "insufficient_evidence"
+    assert "30 jam" in contract.claims[0].text
+
+
+@pytest.mark.django_db
+def test_a_near_miss_is_refused(archive, editor):  # noqa: F811
+    # The leave policy lists maternity, marriage and bereavement leave; it
+    # says nothing of pilgrimage leave, and shares every other word asked.
+    contract = ask("Berapa hari cuti haji untuk karyawan?", editor).contract
+    assert contract.status == "insufficient_evidence"
+    assert contract.claims == []
+
+
+@pytest.mark.django_db
+def test_without_its_artefact_the_scorer_answers_and_says_so(archive, editor, settings, tmp_path):  # noqa: F811
+    settings.NALARKU_READER = {**settings.NALARKU_READER, "artefact": str(tmp_path / "reader-missing")}
+    asked = ask("Berapa jam daya tahan baterai perekam suara KR-220X?", editor)
+    assert "reader_unavailable" in asked.contract.degraded
+    assert asked.answer.generator == "extractive"  # answerer-v6 answered, as it draws claims
+    assert "30 jam" in asked.contract.claims[0].text
+
+
+def test_a_missing_artefact_is_a_clear_error(tmp_path):
+    with pytest.raises(ReaderUnavailable, match="pembaca tidak dapat dimuat"):
+        Reader(tmp_path / "reader-v0")
+
+
+def test_answering_never_imports_pytorch():
+    code = (
+        "import django, os, sys; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'nalarku_site.settings'); "
+        "django.setup(); import review.answers.pipeline, review.answers.reader.model, review.answers.reader.scoring; "
+        "sys.exit(1 if 'torch' in sys.modules else 0)"
+    )
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False).returncode == 0

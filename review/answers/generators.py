@@ -152,6 +152,7 @@ class ExtractiveGenerator:
     # probability in the order claims are drawn (see Scored.claim_order).
     meaning_weight: float = 0.0
     name: str = "extractive"
+    judge: str = "penilai"  # who judged the evidence, as the editor reads it in ``missing``
 
     def generate(self, question: str, chunks: list[Hit], scored: Scored) -> Generation:
         band = scored.band()
@@ -187,7 +188,8 @@ class ExtractiveGenerator:
             if band == ANSWERED
             else [
                 *(f"Tidak ada bukti tentang ‘{term}’" for term in scored.missing_terms),
-                f"Bukti yang lebih pasti: keyakinan penilai {scored.answerable:.0%} bahwa bukti menjawab pertanyaan",
+                f"Bukti yang lebih pasti: keyakinan {self.judge} {scored.answerable:.0%} bahwa bukti menjawab "
+                "pertanyaan",
             ]
         )
         return Generation(Draft(status=band, claims=claims, missing=missing), self.name)
@@ -382,6 +384,7 @@ class ReaderGenerator(ExtractiveGenerator):
     artefact: str = ""
     meaning_weight: float = 0.0
     name: str = "reader"
+    judge: str = "pembaca"
     reads: bool = True
 
     def generate(self, question: str, chunks: list[Hit], scored: Scored) -> Generation:

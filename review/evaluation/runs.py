@@ -639,7 +639,7 @@ def _answer_row(
 
 
 # The answer stage: everything after retrieval and before saving.
-ANSWER_STAGES = ("context", "score", "generate", "validate")
+ANSWER_STAGES = ("context", "score", "read", "generate", "validate")
 
 
 def _texts(contract) -> dict[str, str]:  # noqa: ANN001

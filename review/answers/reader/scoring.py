@@ -19,8 +19,8 @@ from django.conf import settings
 
 from retrieval.search import Hit
 
-from ..scorer import Scored
-from .model import Reader
+from ..scorer import Scored, ScoredUnit
+from .model import Reader, Reading
 from .windows import passage_of
 
 # A unit beside the best span of its chunk keeps this share of its probability:
@@ -32,12 +32,11 @@ def evidence_read(reader: Reader, question: str, chunks: list[Hit], scored: Scor
     passages, offsets = zip(*(passage_of(h.title, h.heading_path, h.text) for h in chunks), strict=True)
     readings = dict(zip((h.evidence_id for h in chunks), reader.read(question, list(passages)), strict=True))
     shift = dict(zip((h.evidence_id for h in chunks), offsets, strict=True))
+    holding = {h.evidence_id: _holding(scored, h, readings[h.evidence_id], shift[h.evidence_id]) for h in chunks}
     units = []
     for s in scored.units:
         reading = readings[s.hit.evidence_id]
-        start, end = reading.start - shift[s.hit.evidence_id], reading.end - shift[s.hit.evidence_id]
-        holds = s.unit.start < end and start < s.unit.end or (end <= 0 and s.unit.start == _first(scored, s.hit))
-        probability = reading.probability if holds else reading.probability * BESIDE_SPAN
+        probability = reading.probability * (1.0 if s is holding[s.hit.evidence_id] else BESIDE_SPAN)
         units.append(replace(s, probability=round(probability, 4)))
     units.sort(key=lambda u: -u.probability)
     best = max(readings.values(), key=lambda r: r.probability, default=None)
@@ -57,7 +56,20 @@ def bars_of(reader: Reader) -> dict[str, float]:
     return {k: float(config[k]) if config.get(k) is not None else v for k, v in reader.bars.items()}
 
 
-def _first(scored: Scored, hit: Hit) -> int:
-    """The start of a chunk's first unit: a span in the breadcrumb is
-    claimed by the chunk's first unit."""
-    return min((s.unit.start for s in scored.units if s.hit.evidence_id == hit.evidence_id), default=0)
+def _holding(scored: Scored, hit: Hit, reading: Reading, shift: int) -> ScoredUnit | None:
+    """The unit of ``hit`` that quotes the reader's span: one whose text
+    holds the span's text (a list item read with its lead-in repeats the
+    lead-in: the item that holds the span, not its neighbour), else the one
+    its span overlaps most; a span in the breadcrumb goes to the first unit."""
+    own = [s for s in scored.units if s.hit.evidence_id == hit.evidence_id]
+    if not own:
+        return None
+    start, end = reading.start - shift, reading.end - shift
+    said = hit.text[max(start, 0) : max(end, 0)].strip()
+
+    def fit(s: ScoredUnit) -> tuple[bool, int, int]:
+        overlap = min(end, s.unit.end) - max(start, s.unit.start)
+        return bool(said) and said in s.unit.text, overlap, -s.unit.start
+
+    best = max(own, key=fit)
+    return best if end > 0 else min(own, key=lambda s: s.unit.start)

@@ -50,9 +50,13 @@ def encoder_graph(shape: Shape, weights: dict[str, np.ndarray], *, heads: bool =
         nodes.append(helper.make_node(op, inputs, [output], name=output, **attrs))
         return output
 
+    transposed: set[str] = set()
+
     def linear(x: str, prefix: str, out: str) -> str:
-        weight_t = node("Transpose", [f"{prefix}.weight"], f"{prefix}.weight.t")
-        return node("Add", [node("MatMul", [x, weight_t], f"{out}.mm"), f"{prefix}.bias"], out)
+        # The weight is stored transposed (in × out): a constant right-hand
+        # side, which ONNX Runtime's int8 quantisation needs.
+        transposed.add(f"{prefix}.weight")
+        return node("Add", [node("MatMul", [x, f"{prefix}.weight.t"], f"{out}.mm"), f"{prefix}.bias"], out)
 
     def norm(x: str, prefix: str, out: str) -> str:
         return node(
@@ -112,7 +116,12 @@ def encoder_graph(shape: Shape, weights: dict[str, np.ndarray], *, heads: bool =
         helper.make_tensor_value_info("positions", TensorProto.INT64, dims),
         helper.make_tensor_value_info("mask", TensorProto.INT64, dims),
     ]
-    initializers = [numpy_helper.from_array(np.asarray(v, np.float32), n) for n, v in weights.items()]
+    initializers = [
+        numpy_helper.from_array(np.ascontiguousarray(np.asarray(v, np.float32).T), f"{n}.t")
+        if n in transposed
+        else numpy_helper.from_array(np.asarray(v, np.float32), n)
+        for n, v in weights.items()
+    ]
     initializers += [numpy_helper.from_array(v, n) for n, v in constants.items()]
     graph = helper.make_graph(nodes, "nalarku-encoder", inputs, outputs, initializers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])

@@ -45,7 +45,7 @@ def _quantised(model) -> bytes:
     with tempfile.TemporaryDirectory() as folder:
         plain, small = Path(folder, "plain.onnx"), Path(folder, "int8.onnx")
         onnx.save(model, plain)
-        quantize_dynamic(plain, small, weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"])
+        quantize_dynamic(plain, small, weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"], per_channel=True)
         return small.read_bytes()
 
 

@@ -87,11 +87,15 @@ def train(
     folder: Path,
     device: str = "cpu",
     progress: Callable[[str], None] = print,
+    start: dict[str, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Train and return the weights that changed (fp32 numpy, by graph name)."""
+    """Train and return the weights that changed (fp32 numpy, by graph name);
+    ``start``: a trained reader's weights to go on from."""
     torch.manual_seed(recipe.seed)
     model = TorchReader(source.shape, frozen=recipe.frozen)
     model.load_base(source.state())
+    if start:
+        model.load_base(start)
     model.to(device)
     for p in model.parameters():
         p.requires_grad_(False)

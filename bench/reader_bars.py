@@ -8,6 +8,12 @@ case keeps its claims and the reader's calibrated probability
         --generators reader --label reader-bars       # and idk-valid, editor-dev (demo only reported)
     uv run python bench/reader_bars.py --label reader-bars [--write]
 
+With ``--combine`` the reader's probability is first combined with the
+scorer's (answerer-v6, asked beside it in the same runs): a logistic
+regression of "answerable" on both log-odds, fitted on the tuning sets
+(each weighing the same); the combiner goes into the card with the bars,
+and the reader's answers are judged by the combined probability.
+
 Every pair (refuse_below, answer_at) on a grid is replayed on those runs
 (``refuse_bar.replay``: a case under the refusal bar becomes a refusal, one
 at or over the answer bar stays ``answered``) and the pair with the best
@@ -47,19 +53,35 @@ def main() -> None:
     parser.add_argument("--report", default="demo", help="sets only reported")
     parser.add_argument("--max-wrong", type=float, default=0.05, help="answered without the answer allowed per set")
     parser.add_argument("--write", action="store_true", help="write the proposed bars into the artefact's card")
+    parser.add_argument("--combine", action="store_true", help="combine the reader's probability with the scorer's")
+    parser.add_argument("--scorer-mode", default="extractive@answerer-v6", help="the scorer's column in the runs")
     args = parser.parse_args()
     django.setup()
     from django.conf import settings
 
     from review.answers.generators import reader_path
+    from review.answers.reader.model import DEFAULT_BARS
+    from review.answers.reader.scoring import combined
 
     tune = [s for s in args.tune.split(",") if s]
-    sets = {}
+    sets, scorer = {}, {}
     for name in tune + [s for s in args.report.split(",") if s]:
-        run, rows = stored_rows(name, args.mode, args.label)
+        run, _ = stored_rows(name, args.mode, args.label)
         if (run.config.get("reader") or {}).get("refuse_below") not in (0, 0.0):
             sys.exit(f"run {run.pk} of {name} was not asked with NALARKU_READER_REFUSE_BELOW=0")
-        sets[name] = rows
+        ids, sets[name] = _rows(run, args.mode)
+        if args.combine:
+            theirs = dict(zip(*_rows(run, args.scorer_mode), strict=True))
+            scorer[name] = [(theirs.get(i) or {}).get("answerable_p") for i in ids]
+    combiner = None
+    if args.combine:
+        combiner = combiner_fit({n: (sets[n], scorer[n]) for n in tune})
+        for name in sets:
+            sets[name] = [
+                {**r, "answerable_p": combined(combiner, r["answerable_p"], p)}
+                for r, p in zip(sets[name], scorer[name], strict=True)
+            ]
+        print(f"combiner: {combiner}")
     grid = [round(x, 2) for x in np.arange(0.0, 0.96, 0.05)]
     best, best_score = None, -1.0
     for refuse in grid:
@@ -87,14 +109,48 @@ def main() -> None:
         name = args.mode.partition("@")[2]
         card_path = Path(reader_path(name) if name else settings.NALARKU_READER["artefact"]).with_suffix(".json")
         card = json.loads(card_path.read_text())
-        # A claim is supported where its unit clears the refusal bar.
-        card["bars"] = {"refuse_below": refuse, "answer_at": answer, "support_min": refuse}
+        # A claim is supported where its unit clears the refusal bar; with a
+        # combiner the bars are on the combined scale and the units keep the
+        # reader's, so the support bar stays the default (not tuned).
+        support = DEFAULT_BARS["support_min"] if combiner else refuse
+        card["bars"] = {"refuse_below": refuse, "answer_at": answer, "support_min": support}
+        card["combiner"] = combiner
+        cases = ", ".join(f"{n} {len(sets[n])} cases" for n in tune)
         card["bars_source"] = (
-            f"bench/reader_bars.py on {', '.join(tune)} (label {args.label!r}): best mean decision accuracy "
+            f"bench/reader_bars.py on {cases} (eval_answers label {args.label!r}): best mean decision accuracy "
             f"{best_score:.4f} with answered-without-the-answer <= {args.max_wrong} on each"
         )
         card_path.write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n")
         print(f"written to {card_path}")
+
+
+def _rows(run, mode: str) -> tuple[list[str], list[dict]]:  # noqa: ANN001
+    """The run's cases in ``mode``: their ids and measures, in case order."""
+    from review.models import EvalResult
+
+    rows = list(EvalResult.objects.filter(run=run, mode=mode).order_by("case_id"))
+    return [r.case_id for r in rows], [r.measures for r in rows]
+
+
+def combiner_fit(sets: dict) -> dict:
+    """Logistic regression of "answerable" on the reader's and the scorer's
+    log-odds, each set weighing the same."""
+    from sklearn.linear_model import LogisticRegression
+
+    from review.answers.reader.scoring import logit
+
+    x, y, w = [], [], []
+    for rows, scorer in sets.values():
+        for r, p in zip(rows, scorer, strict=True):
+            x.append([logit(r["answerable_p"]), logit(p)])
+            y.append(r["expected"] != "insufficient_evidence")
+            w.append(1.0 / len(rows))
+    model = LogisticRegression().fit(np.array(x), np.array(y), sample_weight=np.array(w) * len(w))
+    return {
+        "reader": round(float(model.coef_[0][0]), 4),
+        "scorer": round(float(model.coef_[0][1]), 4),
+        "bias": round(float(model.intercept_[0]), 4),
+    }
 
 
 if __name__ == "__main__":

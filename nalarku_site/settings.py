@@ -380,7 +380,7 @@ def _optional_float(name: str) -> float | None:
 # only at this cosine similarity or above (review/desk/search_floor.py; chosen by
 # bench/search_floor.py on the demo archive).
 NALARKU_SEARCH_FLOOR = float(os.environ.get("NALARKU_SEARCH_FLOOR", "0.84"))
-NALARKU_GENERATOR = os.environ.get("NALARKU_GENERATOR", "extractive")
+NALARKU_GENERATOR = os.environ.get("NALARKU_GENERATOR", "reader")
 NALARKU_ANSWER_SEARCH_K = int(os.environ.get("NALARKU_ANSWER_SEARCH_K", "12"))
 NALARKU_CONTEXT = {
     "budget_tokens": int(os.environ.get("NALARKU_CONTEXT_BUDGET", "1800")),
@@ -422,7 +422,7 @@ NALARKU_EXTRACTIVE = {
 # scorer's (answerer-v6) with degraded "reader_unavailable".
 NALARKU_READER = {
     "artefact": os.environ.get(
-        "NALARKU_READER_ARTEFACT", str(BASE_DIR / "review" / "answers" / "artefact" / "reader-v1")
+        "NALARKU_READER_ARTEFACT", str(BASE_DIR / "review" / "answers" / "artefact" / "reader-v2")
     ),
     # ONNX Runtime threads per process (0: as many as cores).
     "threads": int(os.environ.get("NALARKU_READER_THREADS", "0")),

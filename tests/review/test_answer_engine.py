@@ -56,6 +56,14 @@ def archive(make_revision):
     )
 
 
+@pytest.fixture(autouse=True)
+def scorer_answers(settings):  # noqa: ANN001, ANN201
+    """These tests describe answerer-v6's engine (its bands, claim order and
+    refusal rules): the baseline and the fallback when the reader cannot
+    load. The reader's own tests are in test_reader.py."""
+    settings.NALARKU_GENERATOR = "extractive"
+
+
 def ask(text: str, make_user, **kwargs):  # noqa: ANN001, ANN201
     from django.contrib.auth.models import User
 

@@ -141,7 +141,7 @@ def test_everything_is_persisted_with_timings(archive, make_user):
     question = Question.objects.get()
     assert question.asked_by == editor and question.category == "ketersediaan"
     answer = asked.answer
-    assert answer.status == asked.contract.status and answer.generator == "extractive"
+    assert answer.status == asked.contract.status and answer.generator == "reader"
     assert {"search", "embed", "sql", "context", "generate", "validate"} <= set(answer.timings_ms)
     assert answer.claims.count() == len(asked.contract.claims)
     flags = ClaimEvidence.objects.filter(claim__answer=answer, conflict=True)

@@ -81,3 +81,12 @@ def test_answering_never_imports_pytorch():
         "sys.exit(1 if 'torch' in sys.modules else 0)"
     )
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False).returncode == 0
+
+
+def test_the_combined_probability_weighs_both_judges():
+    from review.answers.reader.scoring import combined
+
+    assert combined({"reader": 1.0, "scorer": 0.0, "bias": 0.0}, 0.8, 0.1) == pytest.approx(0.8)
+    assert combined({"reader": 0.0, "scorer": 1.0, "bias": 0.0}, 0.8, 0.1) == pytest.approx(0.1)
+    both = combined({"reader": 1.0, "scorer": 1.0, "bias": 0.0}, 0.8, 0.8)
+    assert both > 0.9  # two judges that agree are surer than either

@@ -74,6 +74,7 @@ class Reader:
         self.max_tokens = int(self.card.get("recipe", {}).get("max_tokens", MAX_TOKENS))
         self.calibrator = self.card.get("calibrator") or {"margin": 1.0, "answerable": 0.0, "bias": 0.0}
         self.bars = {**DEFAULT_BARS, **(self.card.get("bars") or {})}
+        self.combiner = self.card.get("combiner")  # see scoring.combined
 
     @property
     def name(self) -> str:

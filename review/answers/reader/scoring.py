@@ -13,6 +13,7 @@ and the evidence's probability of answering is the best span's. The bars
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from django.conf import settings
@@ -40,14 +41,32 @@ def evidence_read(reader: Reader, question: str, chunks: list[Hit], scored: Scor
         units.append(replace(s, probability=round(probability, 4)))
     units.sort(key=lambda u: -u.probability)
     best = max(readings.values(), key=lambda r: r.probability, default=None)
+    answerable = best.probability if best else 0.0
+    if reader.combiner:
+        answerable = combined(reader.combiner, answerable, scored.answerable)
     return replace(
         scored,
         units=units,
-        answerable=round(best.probability, 4) if best else 0.0,
+        answerable=round(answerable, 4),
         reading=round(best.margin, 4) if best else None,
         bars=bars_of(reader),
         judged_by=reader.name,
     )
+
+
+def logit(p: float | None) -> float:
+    p = min(max(p or 0.0, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+def combined(combiner: dict, reader_p: float | None, scorer_p: float | None) -> float:
+    """The reader's probability that the evidence answers, combined with the
+    scorer's (answerer-v6, which judged the same units first): a logistic
+    regression on both log-odds, fitted end to end on the tuning sets
+    (``bench/reader_bars.py --combine``). The reader reads the spans; the
+    scorer's features know the archive's names, codes and answer types."""
+    z = combiner["reader"] * logit(reader_p) + combiner["scorer"] * logit(scorer_p) + combiner["bias"]
+    return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 
 
 def bars_of(reader: Reader) -> dict[str, float]:

@@ -28,7 +28,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--out", type=Path, default=ARTEFACT_DIR / "reader-v1", help="artefak (tanpa akhiran)")
+        parser.add_argument(
+            "--out", type=Path, default=None, help="artefak (tanpa akhiran); bawaan: versi bebas berikutnya, reader-vN"
+        )
         parser.add_argument("--sources", default=ALL_SOURCES, help="sumber data, dipisah koma (bawaan: semua)")
         parser.add_argument("--frozen", type=int, default=4, help="lapisan bawah yang tidak dilatih (bawaan 4)")
         parser.add_argument("--epochs", type=float, default=1.0, help="epoch (bawaan 1)")
@@ -67,7 +69,9 @@ class Command(BaseCommand):
         unknown = [n for n in names if n not in SOURCES]
         if unknown:
             raise CommandError(f"sumber tidak dikenal: {', '.join(unknown)} (pilih dari {ALL_SOURCES})")
-        out: Path = options["out"]
+        out: Path = options["out"] or next_reader(ARTEFACT_DIR)
+        if out.with_suffix(".npz").exists():
+            raise CommandError(f"{out}.npz sudah ada: pilih --out lain (artefak tidak pernah ditimpa)")
         work = options["work_dir"] or Path(settings.BASE_DIR) / "var" / "reader" / out.name
         work.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
@@ -171,6 +175,12 @@ class Command(BaseCommand):
                 found = found[: options["limit"]]
             examples += found
         return examples
+
+
+def next_reader(folder: Path) -> Path:
+    """The first reader-vN not yet in ``folder``."""
+    taken = {int(p.stem.removeprefix("reader-v")) for p in folder.glob("reader-v*.npz") if p.stem[8:].isdigit()}
+    return folder / f"reader-v{max(taken, default=0) + 1}"
 
 
 def _versions() -> dict[str, str]:

@@ -422,7 +422,7 @@ NALARKU_EXTRACTIVE = {
 # scorer's (answerer-v6) with degraded "reader_unavailable".
 NALARKU_READER = {
     "artefact": os.environ.get(
-        "NALARKU_READER_ARTEFACT", str(BASE_DIR / "review" / "answers" / "artefact" / "reader-v2")
+        "NALARKU_READER_ARTEFACT", str(BASE_DIR / "review" / "answers" / "artefact" / "reader-v1")
     ),
     # ONNX Runtime threads per process (0: as many as cores).
     "threads": int(os.environ.get("NALARKU_READER_THREADS", "0")),

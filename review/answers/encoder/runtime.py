@@ -29,10 +29,31 @@ def session_build(
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
-    payload = model.SerializeToString()
-    if quantise:
-        payload = _quantised(model)
-    return ort.InferenceSession(payload, options, providers=["CPUExecutionProvider"])
+    # No second, pre-packed copy of every weight, and no arena holding the
+    # largest batch's activations between asks: a worker's memory is the model.
+    options.add_session_config_entry("session.disable_prepacking", "1")
+    options.enable_cpu_mem_arena = False
+    payload = _quantised(model) if quantise else model.SerializeToString()
+    del model, weights
+    session = ort.InferenceSession(payload, options, providers=["CPUExecutionProvider"])
+    del payload
+    _release_freed_memory()
+    return session
+
+
+def _release_freed_memory() -> None:
+    """Hand the graph's build copies (the weights as numpy, as a proto, as
+    bytes: three times the model) back to the system: glibc keeps freed
+    heap in the process otherwise, and a web worker's RSS would carry them
+    (bench/reader_memory.py)."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to trim
+        pass
 
 
 def _quantised(model) -> bytes:

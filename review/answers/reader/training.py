@@ -182,7 +182,8 @@ def train(
 
 
 def artefact_save(path: Path, weights: dict[str, np.ndarray], card: dict) -> None:
-    """The weights fine-tuning changed (fp16: half the size, measured not
-    to move the figures) and the card beside them."""
+    """The weights fine-tuning changed, in fp16 (half the size; the card's
+    figures are measured on these fp16 weights, through ONNX Runtime), and
+    the card beside them."""
     np.savez_compressed(path.with_suffix(".npz"), **{n: w.astype(np.float16) for n, w in weights.items()})
     path.with_suffix(".json").write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n")

@@ -35,7 +35,7 @@ from retrieval.search import Hit
 
 from .context import context_render
 from .contract import Claim, ClaimDraft, Draft, draft_schema
-from .scorer import ANSWERED, INSUFFICIENT, Scored, ScoredUnit, question_kind_label
+from .scorer import ANSWERED, ARTEFACT_DIR, INSUFFICIENT, Scored, ScoredUnit, question_kind_label
 from .text import (
     asks_for_quantity,
     coverage,
@@ -362,7 +362,7 @@ def reader_path(name: str) -> str:
     """A reader artefact by name (in the artefact folder) or by path; "" for the configured one."""
     if not name or "/" in name:
         return name
-    return str(Path(settings.BASE_DIR) / "review" / "answers" / "artefact" / name)
+    return str(ARTEFACT_DIR / name)
 
 
 def _parse(raw: str) -> tuple[Draft | None, str]:

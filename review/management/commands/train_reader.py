@@ -12,7 +12,9 @@ import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-ARTEFACT_DIR = Path(settings.BASE_DIR) / "review" / "answers" / "artefact"
+from review.answers.generators import reader_path
+from review.answers.scorer import ARTEFACT_DIR
+
 ALL_SOURCES = "idk-mrc,squad2-en-over-id,k8s-train,archive-train,structure"
 
 
@@ -95,7 +97,7 @@ class Command(BaseCommand):
         self.stdout.write(f"{len(features)} jendela, {sum(len(f.ids) for f in features):,} token")
         start = None
         if options["init"]:
-            init = options["init"] if options["init"].parent != Path() else ARTEFACT_DIR / options["init"]
+            init = Path(reader_path(str(options["init"])))
             with np.load(init.with_suffix(".npz")) as saved:
                 start = {n: saved[n].astype(np.float32) for n in saved.files}
         weights = train(

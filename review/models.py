@@ -60,6 +60,17 @@ class Question(models.Model):
     )
     stage = models.CharField(verbose_name="tahap", max_length=20, blank=True, help_text="Tahap yang sedang berjalan")
     error = models.TextField(verbose_name="galat", blank=True)
+    # "Tanyakan lagi" on an answer whose sources changed: the new question
+    # remembers the answer it was asked again from, so each page links the other.
+    asked_again_from = models.ForeignKey(
+        "Answer",
+        verbose_name="ditanyakan lagi dari",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="asked_again",
+        help_text="Jawaban lama yang sumbernya berubah, tempat pertanyaan ini ditanyakan lagi",
+    )
 
     class Meta:
         ordering = ["-asked_at"]

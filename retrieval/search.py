@@ -443,3 +443,57 @@ def _rounded(value: float | None) -> float | None:
 def _vector_literal(vector: np.ndarray | None, dims: int) -> str:
     values = vector if vector is not None else np.zeros(dims, dtype=np.float32)
     return "[" + ",".join(f"{float(v):.7g}" for v in values) + "]"
+
+
+# For each query word, how many chunks the reader may see hold it, counted
+# only up to a cap: "a rare term" for the search desk's floor
+# (review/desk/search_floor.py). Counted over what this reader may see, never
+# the collection's document frequency: that includes hidden documents, and
+# showing or hiding a hit by it would let a reader infer their words. Raw
+# SQL for the reason the search statement is: ``to_tsvector`` on the query
+# and the per-posting permission probe, read in index order with a LIMIT.
+_VISIBLE_COUNTS = f"""
+WITH visible_revisions AS MATERIALIZED ({_VISIBLE_REVISIONS})
+SELECT q.word, min(coalesce(n.count, 0)) AS chunks
+FROM unnest(%(words)s::text[]) AS q(word)
+CROSS JOIN LATERAL unnest(to_tsvector('indonesian', q.word)) AS v
+LEFT JOIN retrieval_term w ON w.lexeme = v.lexeme
+LEFT JOIN LATERAL (
+    SELECT count(*) AS count FROM (
+        SELECT 1 FROM retrieval_posting p
+        WHERE p.term_id = w.id
+          AND CASE WHEN (SELECT c.revision_id FROM retrieval_chunk c WHERE c.id = p.chunk_id)
+                        IN (SELECT id FROM visible_revisions) THEN true ELSE false END
+        LIMIT %(cap)s
+    ) found
+) n ON true
+GROUP BY q.word
+"""
+
+
+def visible_chunk_counts(
+    words: list[str],
+    reader: AbstractBaseUser | AnonymousUser | None,
+    *,
+    cap: int,
+    collection: str = "editorial",
+    include_superseded: bool = False,
+) -> dict[str, int]:
+    """How many chunks ``reader`` may see hold each of ``words`` (each of a
+    word's lexemes, the rarest counting), up to ``cap``. A word the
+    tokenizer drops entirely (a stop word) is left out."""
+    if not words:
+        return {}
+    see_all = bool(reader is not None and reader.is_authenticated and reader.is_active and reader.is_superuser)
+    user_id = reader.pk if reader is not None and reader.is_authenticated and reader.is_active else None
+    params = {
+        "words": words,
+        "cap": cap,
+        "collection": collection,
+        "see_all": see_all,
+        "user_id": user_id,
+        "statuses": ["active", "superseded"] if include_superseded else ["active"],
+    }
+    with connections[read_alias()].cursor() as cursor:
+        cursor.execute(_VISIBLE_COUNTS, params)
+        return {word: int(chunks) for word, chunks in cursor.fetchall()}

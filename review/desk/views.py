@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import date
 from urllib.parse import urlencode
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -39,7 +38,7 @@ from review.desk.reviewing import (
     lookup_open,
     lookups_start,
 )
-from review.desk.search_floor import best_similarity, matched_well
+from review.desk.search_floor import floor_check
 from review.evaluation.runs import case_from_claim
 from review.models import Answer, AnswerStatus, Claim, ClaimReview, Question, QuestionState
 from review.tasks import answer_after_commit
@@ -498,17 +497,21 @@ def search_page(request: HtmxHttpRequest) -> HttpResponse:
             first = (page_number - 1) * SEARCH_PAGE_SIZE
             shown = response.results[first : first + SEARCH_PAGE_SIZE]
             params = {k: v for k, v in request.GET.items() if k != "halaman"}
-            if (
-                response.mode != "lexical"
-                and response.results
-                and not request.GET.get("semua")
-                and not matched_well(response.results)
-            ):
-                context["weak"] = {
-                    "best": best_similarity(response.results),
-                    "floor": settings.NALARKU_SEARCH_FLOOR,
-                    "anyway": urlencode({**params, "semua": "1"}),
-                }
+            weak = (
+                None
+                if request.GET.get("semua")
+                else floor_check(
+                    response,
+                    shown,
+                    reader=request.user,
+                    first=first,
+                    include_superseded=bool(request.GET.get("lama")),
+                )
+            )
+            if weak is not None:
+                context["weak"] = weak
+                context["anyway"] = urlencode({**params, "semua": "1"})
+                shown = weak.exact
             context.update(
                 response=response,
                 first=first,

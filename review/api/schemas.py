@@ -93,6 +93,10 @@ class AskBody(Schema):
 class ReviewBody(Schema):
     status: Literal["supported", "needs_review"]
     note: StrictStr = Field("", max_length=1000, description="Catatan editor (opsional)")
+    confirm: bool = Field(
+        False,
+        description="Tetap nilai klaim yang bersandar pada revisi yang sudah diganti; tanpa ini jawabannya 409",
+    )
 
 
 class Reviewed(Schema):

@@ -33,7 +33,7 @@ from review.answers.contract import AnswerContract
 from review.answers.pipeline import question_ask
 from review.api.schemas import AskBody, Error, ReviewBody, Reviewed, SearchQuery, SearchResult
 from review.api.throttle import BearerLocked, bearer_authenticate, client_address
-from review.desk.reviewing import can_review, claim_review, claims_visible_to
+from review.desk.reviewing import OldSourcesUnconfirmed, can_review, claim_review, claims_visible_to
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 # Every operation: bad input (400), no or a wrong token (401), an address
@@ -216,21 +216,30 @@ def ask_api(request: HttpRequest, body: AskBody) -> AnswerContract:
 
 @api.post(
     "/claims/{pk}/review",
-    response={200: Reviewed, 403: Error, 404: Error, **ERRORS},
+    response={200: Reviewed, 403: Error, 404: Error, 409: Error, **ERRORS},
     summary="Nilai klaim",
     url_name="api-claim-review",
 )
 def claim_review_api(request: HttpRequest, pk: int, body: ReviewBody) -> dict:
     """Mark a claim ``supported`` or ``needs_review``. A claim the caller may
     not see is a 404 like a missing one; one they may see but not judge is a
-    403 (the review permission, ``review.review_claim``)."""
+    403 (the review permission, ``review.review_claim``). A claim resting on
+    a revision no longer in force is judged only with ``confirm``: else 409,
+    saying which revisions, and nothing is saved."""
     claim = claims_visible_to(request.user).filter(pk=pk).first()
     if claim is None:
         raise ApiError(404, "klaim tidak ditemukan")
     if not can_review(request.user):
         raise ApiError(403, "meninjau klaim memerlukan hak peninjau")
     try:
-        claim = claim_review(claim=claim, reviewer=request.user, status=body.status, note=body.note)
+        claim = claim_review(
+            claim=claim, reviewer=request.user, status=body.status, note=body.note, confirmed=body.confirm
+        )
+    except OldSourcesUnconfirmed:
+        # Like every API error, it names no document: the desk's prompt does.
+        raise ApiError(
+            409, 'klaim ini bersandar pada revisi yang sudah diganti; kirim "confirm": true untuk tetap menilainya'
+        ) from None
     except ValueError as exc:
         raise ApiError(400, str(exc)) from None
     return {

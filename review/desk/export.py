@@ -1,7 +1,10 @@
 """Exports of a reviewed answer, for the desk that publishes it: the answer
 contract as JSON (with each claim's review status) and a Markdown summary
 that cites every source with its revision and date. Both are built from
-``contract_for``, so an export holds only what the reader may see now."""
+``contract_for``, so an export holds only what the reader may see now, and
+checked against the revisions in force now (``review.desk.freshness``): each
+source says whether its revision still is, and ``changed`` (evidence id →
+revision in force) the sources replaced since the answer was made."""
 
 from __future__ import annotations
 
@@ -12,12 +15,28 @@ from review.desk.templatetags.nalarku import label, pages, repeats, safe_href
 from review.models import Answer, Claim
 
 
-def answer_export_json(*, answer: Answer, contract: AnswerContract, claims: list[Claim], reviews: bool = True) -> str:
+def answer_export_json(
+    *,
+    answer: Answer,
+    contract: AnswerContract,
+    claims: list[Claim],
+    reviews: bool = True,
+    changed: dict[str, int] | None = None,
+) -> str:
     """``reviews``: the reader may see editors' decisions and notes (the
     review permission); else the claims come without them."""
     stored_by_text = {c.text: c for c in claims}
+    changed = changed or {}
     data = contract.model_dump(mode="json")
     data["question"] = answer.question.text
+    for item in data["evidence"].values():
+        item["in_force"] = not item["superseded"]
+    for claim in data["claims"]:
+        claim["old_revisions"] = [
+            eid for eid in claim["evidence_ids"] if data["evidence"].get(eid, {}).get("superseded")
+        ]
+    cited = {eid for claim in contract.claims for eid in claim.evidence_ids}
+    data["sources_changed"] = sorted(eid for eid in changed if eid in cited)
     for claim in data["claims"] if reviews else []:
         stored = stored_by_text.get(claim["text"])
         claim["review"] = {
@@ -29,22 +48,36 @@ def answer_export_json(*, answer: Answer, contract: AnswerContract, claims: list
 
 
 def answer_export_markdown(
-    *, answer: Answer, contract: AnswerContract, claims: list[Claim], reviews: bool = True
+    *,
+    answer: Answer,
+    contract: AnswerContract,
+    claims: list[Claim],
+    reviews: bool = True,
+    changed: dict[str, int] | None = None,
 ) -> str:
     stored_by_text = {c.text: c for c in claims}
+    cited = {eid for claim in contract.claims for eid in claim.evidence_ids}
+    replaced = [f"{eid} kini r{now}" for eid, now in sorted((changed or {}).items()) if eid in cited]
     lines = [
         f"# {_one_line(answer.question.text)}",
         "",
         f"Status: **{label(contract.status.value)}** · {contract.question_id}",
         "",
     ]
+    if replaced:
+        lines += [f"> **Sumber berubah sejak jawaban ini dibuat** ({', '.join(replaced)}). Tanyakan lagi.", ""]
     if contract.claims:
         lines += ["## Klaim", ""]
     for n, claim in enumerate(contract.claims, 1):
         stored = stored_by_text.get(claim.text)
         review = label(stored.review_status) if stored else label("pending")
         cites = ", ".join(_cite(eid, claim.pages.get(eid, "")) for eid in claim.evidence_ids)
-        lines.append(f"{n}. {_one_line(claim.text)} {cites}" + (f" — _{review}_" if reviews else ""))
+        old = sorted({f"Revisi lama — kini r{e.current_revision}" for e in _old(contract, claim.evidence_ids)})
+        lines.append(
+            f"{n}. {_one_line(claim.text)} {cites}"
+            + "".join(f" **{mark}**" for mark in old)
+            + (f" — _{review}_" if reviews else "")
+        )
     if contract.conflicts:
         lines += ["", "## Sumber bertentangan", ""]
         for c in contract.conflicts:
@@ -60,9 +93,15 @@ def answer_export_markdown(
         page += ", hasil OCR" if e.ocr else ""
         where = f"{e.title}, revisi {e.revision}{page}, tanggal {e.document_date or 'tidak diketahui'}"
         flag = f" (sudah diganti; berlaku r{e.current_revision})" if e.superseded and e.current_revision else ""
+        flag = flag or (" (revisi lama)" if e.superseded else " (revisi berlaku)")
         url = safe_href(e.url)
         lines.append(f"- [{eid}] {_one_line(where)}{flag}" + (f" <{url}>" if url else ""))
     return "\n".join(lines) + "\n"
+
+
+def _old(contract: AnswerContract, evidence_ids: list[str]) -> list:
+    """The evidence among ``evidence_ids`` whose revision is no longer in force."""
+    return [e for eid in evidence_ids if (e := contract.evidence.get(eid)) and e.superseded and e.current_revision]
 
 
 def _conflict_sides(conflict) -> list[str]:  # noqa: ANN001

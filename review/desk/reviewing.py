@@ -22,6 +22,16 @@ REVIEW_PERMISSION = "review.review_claim"
 NOTE_LIMIT = 1000
 
 
+class OldSourcesUnconfirmed(ValueError):
+    """A decision on a claim resting on a revision no longer in force, not
+    yet confirmed: ``old`` holds (evidence id, revision in force now)."""
+
+    def __init__(self, old: list[tuple[str, int]]) -> None:
+        self.old = old
+        sources = ", ".join(f"{eid} (kini r{now})" for eid, now in old)
+        super().__init__(f"Klaim ini bersandar pada revisi lama: {sources}. Konfirmasi untuk tetap menilainya.")
+
+
 def can_review(user: Reader) -> bool:
     """The editor's right to judge claims (given to an editors' group)."""
     return bool(user.is_authenticated and user.is_active and user.has_perm(REVIEW_PERMISSION))
@@ -78,15 +88,24 @@ def lookup_open(*, claim: Claim, editor: AbstractBaseUser) -> None:
 
 
 @transaction.atomic
-def claim_review(*, claim: Claim, reviewer: AbstractBaseUser, status: str, note: str = "") -> Claim:
+def claim_review(
+    *, claim: Claim, reviewer: AbstractBaseUser, status: str, note: str = "", confirmed: bool = False
+) -> Claim:
     """Record the editor's judgement of a claim, close the lookup with its
-    duration, and let the answer's status follow its claims."""
+    duration, and let the answer's status follow its claims. A claim resting
+    on a revision no longer in force is judged only once ``confirmed``:
+    else ``OldSourcesUnconfirmed`` and nothing is saved."""
     if status not in (ClaimReview.SUPPORTED, ClaimReview.NEEDS_REVIEW):
         raise ValueError("Pilih 'didukung' atau 'perlu ditinjau'.")
     if len(note) > NOTE_LIMIT:
         raise ValueError(
             f"Catatan paling banyak {NOTE_LIMIT} karakter (terkirim {len(note)}); tidak ada yang disimpan."
         )
+    if not confirmed:
+        from review.desk.freshness import claim_old_sources
+
+        if old := claim_old_sources(claim=claim, reader=reviewer):
+            raise OldSourcesUnconfirmed(old)
     now = timezone.now()
     claim = Claim.objects.select_for_update().get(pk=claim.pk)
     claim.review_status, claim.review_note, claim.reviewer, claim.reviewed_at = status, note.strip(), reviewer, now

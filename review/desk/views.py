@@ -29,7 +29,9 @@ from retrieval.search import MODES, SearchError, search
 from review.answers.pipeline import contract_for, question_run, question_submit
 from review.desk import dashboard, diffing, export
 from review.desk.evidence_html import chunk_html, snippet_html
+from review.desk.freshness import STALE_FILTER, Freshness, asked_again_links, contract_now, with_sources_changed
 from review.desk.reviewing import (
+    OldSourcesUnconfirmed,
     answers_visible_to,
     can_review,
     claim_note_save,
@@ -110,6 +112,7 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
         except SearchError as exc:
             error = f"Pertanyaan tidak dapat diproses: {exc}."
         else:
+            _asked_again_from(request, question)
             answer_after_commit(question.pk)
             url = reverse("question", args=[question.pk])
             return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
@@ -163,6 +166,15 @@ def question_run_now(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return redirect("question", pk=item.pk)
 
 
+def _asked_again_from(request: HttpRequest, question: Question) -> None:
+    """The "Tanyakan lagi" button sends ``dari``, the answer whose sources changed: the
+    new question remembers it, if the asker may open that answer (else it is
+    ignored, saying nothing about it)."""
+    raw = request.POST.get("dari", "")
+    if raw.isdigit() and answers_visible_to(request.user).filter(pk=int(raw)).exists():
+        Question.objects.filter(pk=question.pk).update(asked_again_from_id=int(raw))
+
+
 def _age_seconds(item: Question) -> float:
     return (timezone.now() - item.asked_at).total_seconds()
 
@@ -178,20 +190,37 @@ def _claims_for(answer: Answer, reader: HttpRequest) -> list[Claim]:
 @login_required
 def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     answer = get_object_or_404(answers_visible_to(request.user).select_related("question"), pk=pk)
-    contract = contract_for(answer, request.user)
     claims = _claims_for(answer, request)
     reviewer = can_review(request.user)
     if reviewer:  # the lookup clock runs for those who judge the claims
         lookups_start(answer=answer, editor=request.user, claims=claims)
+    return _answer_page(request, answer, claims)
+
+
+def _answer_page(
+    request: HttpRequest, answer: Answer, claims: list[Claim], *, confirm: dict | None = None, status: int = 200
+) -> HttpResponse:
+    """The answer as the reader may see it now: its evidence checked against
+    the revisions in force, the way to ask again when they changed, and the
+    answers it was asked again from or as."""
+    fresh = contract_now(contract_for(answer, request.user), request.user)
+    contract = fresh.contract
     texts = _evidence_texts(contract, request)
+    rows = _claim_rows(claims, contract, texts, answer, fresh)
+    older, newer = asked_again_links(answer, request.user)
     return render(
         request,
         "desk/answer.html",
         {
             "answer": answer,
             "contract": contract,
-            "rows": _claim_rows(claims, contract, texts, answer),
-            "can_review": reviewer,
+            "rows": rows,
+            "changed": [(eid, fresh.changed[eid]) for row in rows for eid in row["changed"]],
+            "asked_again_from": older,
+            "asked_again": newer,
+            "confirm": confirm,
+            "technical": request.user.is_staff or request.user.is_superuser,
+            "can_review": can_review(request.user),
             "open_first": 2,
             "conflicts": [_conflict_row(c, contract) for c in contract.conflicts],
             "uncited": [
@@ -200,12 +229,16 @@ def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 if not any(eid in c.evidence_ids for c in contract.claims)
             ],
         },
+        status=status,
     )
 
 
-def _claim_rows(claims: list[Claim], contract, texts: dict[str, str], answer: Answer) -> list[dict]:  # noqa: ANN001
+def _claim_rows(claims: list[Claim], contract, texts: dict[str, str], answer: Answer, fresh: Freshness) -> list[dict]:  # noqa: ANN001
     """Each claim with its evidence: the chunk rendered as its source reads,
-    the claim's unit marked, and the link to the revision with it marked too."""
+    the claim's unit marked, and the link to the revision with it marked too;
+    ``old``: one "Revisi lama — kini rN" per document whose cited revision is
+    no longer in force, ``changed``: the evidence that stopped being so since
+    the answer was made."""
     by_text = {c.text: c for c in contract.claims}
     rows = []
     for claim in claims:
@@ -223,7 +256,11 @@ def _claim_rows(claims: list[Claim], contract, texts: dict[str, str], answer: An
                 + (f"&sorot={span[0]}-{span[1]}" if span else "")
             )
             evidence.append((eid, contract.evidence[eid], chunk_html(texts.get(eid, ""), span), link))
-        rows.append({"claim": claim, "evidence": evidence})
+        shown = [eid for eid, *_ in evidence]
+        old = {contract.evidence[eid].document: (eid, now) for eid, now in fresh.old_sources(shown)}
+        rows.append(
+            {"claim": claim, "evidence": evidence, "old": list(old.values()), "changed": fresh.changed_in(shown)}
+        )
     return rows
 
 
@@ -308,10 +345,13 @@ EXPORTS = {
 def answer_export(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """``?format=json`` (default) or ``md``: the answer as the reader may see it."""
     answer = get_object_or_404(answers_visible_to(request.user).select_related("question"), pk=pk)
-    contract, claims = contract_for(answer, request.user), _claims_for(answer, request)
+    fresh = contract_now(contract_for(answer, request.user), request.user)
+    claims = _claims_for(answer, request)
     ext = "md" if request.GET.get("format") == "md" else "json"
     build, kind = EXPORTS[ext]
-    body = build(answer=answer, contract=contract, claims=claims, reviews=can_review(request.user))
+    body = build(
+        answer=answer, contract=fresh.contract, claims=claims, reviews=can_review(request.user), changed=fresh.changed
+    )
     response = HttpResponse(body, content_type=kind)
     response["Content-Disposition"] = f'attachment; filename="jawaban-{answer.pk}.{ext}"'
     return response
@@ -327,9 +367,17 @@ def claim_decide(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     status, note = request.POST.get("status", ""), request.POST.get("note", "")
     try:
         if status:
-            claim = claim_review(claim=claim, reviewer=request.user, status=status, note=note)
+            confirmed = bool(request.POST.get("confirm"))
+            claim = claim_review(claim=claim, reviewer=request.user, status=status, note=note, confirmed=confirmed)
         else:
             claim = claim_note_save(claim=claim, editor=request.user, note=note)
+    except OldSourcesUnconfirmed as exc:
+        # Nothing saved: the claim comes back asking to confirm, in its row
+        # (htmx) or on the answer's page; the lookup stays open.
+        confirm = {"claim": claim.pk, "status": status, "note": note, "old": exc.old}
+        if not request.htmx:
+            return _answer_page(request, claim.answer, _claims_for(claim.answer, request), confirm=confirm, status=409)
+        return _claim_partial(request, claim, confirm=confirm, status=409)
     except ValueError as exc:
         return _claim_error(request, claim.pk, str(exc), 400)
     if status:
@@ -341,12 +389,20 @@ def claim_decide(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if not request.htmx:
         messages.success(request, saved)
         return redirect("answer", pk=claim.answer_id)
-    answer = Answer.objects.get(pk=claim.answer_id)
-    contract = contract_for(answer, request.user)
-    row = next(r for r in _claim_rows([claim], contract, _evidence_texts(contract, request), answer))
-    return render(
-        request, "desk/answer.html#claim-decided", {"row": row, "answer": answer, "can_review": True, "saved": saved}
-    )
+    return _claim_partial(request, claim, saved=saved)
+
+
+def _claim_partial(
+    request: HttpRequest, claim: Claim, *, saved: str = "", confirm: dict | None = None, status: int = 200
+) -> HttpResponse:
+    """One claim's row after a decision, a note or a request to confirm, with
+    the answer's status swapped out of band."""
+    answer = Answer.objects.select_related("question").get(pk=claim.answer_id)
+    fresh = contract_now(contract_for(answer, request.user), request.user)
+    texts = _evidence_texts(fresh.contract, request)
+    row = next(r for r in _claim_rows([claim], fresh.contract, texts, answer, fresh))
+    context = {"row": row, "answer": answer, "can_review": True, "saved": saved, "confirm": confirm}
+    return render(request, "desk/answer.html#claim-decided", context, status=status)
 
 
 @require_POST
@@ -394,16 +450,27 @@ def evidence(request: HtmxHttpRequest, evidence_id: str) -> HttpResponse:
 @login_required
 def review_queue(request: HtmxHttpRequest) -> HttpResponse:
     _require_reviewer(request)
-    answers = (
+    queue = with_sources_changed(
         answers_visible_to(request.user)
         .filter(Q(status=AnswerStatus.NEEDS_REVIEW) | Q(claims__review_status=ClaimReview.PENDING))
-        .distinct()
+        .distinct(),
+        request.user,
+    )
+    # "sumber berubah": answers resting on a revision replaced since, apart and counted.
+    counts = {"all": queue.count(), "changed": queue.filter(sources_changed=True).count()}
+    changed_only = request.GET.get("sumber") == STALE_FILTER
+    answers = (
+        (queue.filter(sources_changed=True) if changed_only else queue)
         .select_related("question", "question__asked_by")
-        .annotate(open_claims=Count("claims", filter=~Q(claims__review_status=ClaimReview.SUPPORTED)))
-        .order_by("-created_at")
+        .annotate(open_claims=Count("claims", filter=~Q(claims__review_status=ClaimReview.SUPPORTED), distinct=True))
+        .order_by("-sources_changed", "-created_at")
     )
     page = Paginator(answers, 25).get_page(request.GET.get("halaman"))
-    return render(request, "desk/queue.html", {"page": page})
+    return render(
+        request,
+        "desk/queue.html",
+        {"page": page, "counts": counts, "changed_only": changed_only, "stale": STALE_FILTER},
+    )
 
 
 @require_GET
@@ -424,6 +491,7 @@ def history(request: HtmxHttpRequest) -> HttpResponse:
             answers = answers.filter(**{lookup: date.fromisoformat(filters[name])}) if filters[name] else answers
         except ValueError:
             filters[name] = ""
+    answers = with_sources_changed(answers, request.user)
     page = Paginator(answers.order_by("-created_at"), 25).get_page(request.GET.get("halaman"))
     # Filter choices from what the reader may open, never from every question.
     categories = (

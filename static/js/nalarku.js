@@ -193,3 +193,37 @@
     focusRow(next || row);
   });
 })();
+
+// A decision on a claim resting on a revision no longer in force comes back
+// as a question (review/desk/views.py claim_decide): the focus goes to its
+// "Ya, tetap nilai" button, so the keyboard review goes on with Enter (or
+// Batal). Once confirmed, the focus moves on to the next undecided claim.
+(function () {
+  "use strict";
+
+  var confirming = false;
+  document.addEventListener("click", function (event) {
+    var button = event.target && event.target.closest ? event.target.closest("button") : null;
+    confirming = !!(button && button.hasAttribute("data-confirm-decide"));
+  }, true);
+  document.addEventListener("htmx:load", function (event) {
+    var row = event.detail.elt;
+    if (!row || !row.hasAttribute || !row.hasAttribute("data-claim")) return;
+    var ask = row.querySelector("[data-confirm-decide]");
+    if (ask) { ask.focus(); return; }
+    if (!confirming) return;
+    confirming = false;
+    var rows = Array.prototype.slice.call(document.querySelectorAll("[data-claim]"));
+    var index = rows.indexOf(row);
+    var next = rows.slice(index + 1).concat(rows.slice(0, index)).filter(function (r) {
+      return r.getAttribute("data-status") === "pending";
+    })[0] || row;
+    next.focus();
+    next.scrollIntoView({block: "nearest"});
+  });
+  // Without script, the answer page that asks comes whole: its question has the focus.
+  document.addEventListener("DOMContentLoaded", function () {
+    var ask = document.querySelector("[data-confirm-decide]");
+    if (ask) ask.focus();
+  });
+})();

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from django import template
@@ -30,8 +31,8 @@ LABELS = {
     "via_graph": "Bukti lewat relasi",
     # degraded states
     "semantic_unavailable": "Pencarian semantik tidak tersedia — hanya leksikal",
-    "reranker_unavailable": "Reranker tidak tersedia — urutan RRF",
-    "generator_unavailable": "Model bahasa tidak tersedia — jawaban ekstraktif",
+    "reranker_unavailable": "Pengurut ulang tidak tersedia — urutan gabungan pencarian",
+    "generator_unavailable": "Model bahasa tidak tersedia — jawaban berupa kutipan dari sumber",
     "generator_repaired": "Keluaran model diperbaiki sekali",
     "generator_invalid_output": "Keluaran model tidak valid",
     "planted_instruction_ignored": "Klaim yang mengulang instruksi tersembunyi di sumber dibuang",
@@ -75,6 +76,19 @@ def label(code: object) -> str:
     return LABELS.get(str(code), str(code))
 
 
+# Answer engines that quote units of the evidence as claims (review.answers.generators).
+QUOTING_ENGINES = {"extractive", "reader", "sentence", "cosine"}
+
+
+@register.filter
+def answer_method(generator: object) -> str:
+    """How an answer was made, in the editor's words: engines that quote the
+    evidence, or a language model writing from it (the engine's own name
+    is technical detail, for staff)."""
+    name = str(generator or "").partition("@")[0]
+    return "kutipan dari sumber" if name in QUOTING_ENGINES else "disusun model bahasa dari sumber"
+
+
 @register.filter
 def source_label(key: object) -> str:
     """A source type's label, as admins named it."""
@@ -109,12 +123,22 @@ def readable(text: str) -> str:
     return plain(text or "")
 
 
+def _crumbs(text: str) -> list[str]:
+    return [p.strip().lower() for p in re.split(r"\s[>›]\s", text or "") if p.strip()]
+
+
 @register.filter
 def trail(heading_path: str, title: str) -> str:
-    """The heading path without a leading heading that repeats the title."""
+    """The heading path without what the title already says, so a breadcrumb
+    is shown once: a leading heading that repeats the title, or the title's
+    own breadcrumb ("Panduan > Akun > Mengganti kata sandi" as a title)."""
     parts = [p for p in (heading_path or "").split(" > ") if p]
-    while parts and parts[0].strip().lower() == (title or "").strip().lower():
+    whole = (title or "").strip().lower()
+    while parts and parts[0].strip().lower() == whole:
         parts.pop(0)
+    named = _crumbs(title)
+    if len(named) > 1 and [p.strip().lower() for p in parts[: len(named)]] == named:
+        parts = parts[len(named) :]
     return " › ".join(parts)
 
 

@@ -6,7 +6,7 @@ from django.views.generic import RedirectView
 
 from nalarku_site import health, metrics
 from review.api import views as review_api
-from review.desk import views
+from review.desk import accounts, views
 
 admin.site.site_header = "Nalarku — administrasi arsip"
 admin.site.site_title = "Nalarku"
@@ -38,7 +38,7 @@ urlpatterns = [
     *(path(f"api/{p.pattern}", p.callback, name=p.name) for p in review_api.api.urls[0]),
     path("api/", review_api.api.urls),
     path("masuk/", auth_views.LoginView.as_view(), name="login"),
-    path("keluar/", auth_views.LogoutView.as_view(), name="logout"),
+    path("keluar/", accounts.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     # Load-balancer probes: no login, no detail (nalarku_site/health.py).
     path("healthz", health.healthz, name="healthz"),

@@ -9,7 +9,7 @@ where the claim was; a 403 lands the "Tidak diizinkan" page there. Here:
   login address that returns to the page the editor was on;
 - a refused permission (``PermissionDenied``) becomes **403** with its one-line
   reason as plain text, and so does a CSRF failure (the session changed in
-  another tab).
+  another tab), which also carries ``X-Nalarku-Login``.
 
 ``static/js/nalarku.js`` has the one handler that says these in the claim's
 alert line (or the page's banner) and swaps nothing. Requests that are not
@@ -25,6 +25,7 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render, resolve_url
+from django.utils.http import url_has_allowed_host_and_scheme
 
 SESSION_ENDED = "Sesi berakhir — masuk lagi. Perubahan ini belum disimpan."
 NOT_ALLOWED = "Tidak diizinkan. Perubahan ini tidak disimpan."
@@ -73,8 +74,25 @@ class HtmxFailureMiddleware:
         return None
 
 
-def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
-    """``CSRF_FAILURE_VIEW``: the usual page, or one line for htmx."""
+def _login_again(request: HttpRequest) -> str:
+    """The login page, returning to the page the form was sent from: htmx's
+    ``HX-Current-URL``, else the Referer when it is this site's, else home."""
     if _is_htmx(request):
-        return _plain(SESSION_CHANGED, 403)
-    return render(request, "403.html", {"exception": SESSION_CHANGED}, status=403)
+        back = _return_path(request)
+    else:
+        referer = request.headers.get("Referer", "")
+        allowed = url_has_allowed_host_and_scheme(referer, {request.get_host()}, require_https=request.is_secure())
+        back = (urlsplit(referer).path or resolve_url("home")) if referer and allowed else resolve_url("home")
+    return f"{urlsplit(resolve_url(settings.LOGIN_URL)).path}?{urlencode({'next': back})}"
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """``CSRF_FAILURE_VIEW``: the usual page, or one line for htmx; both
+    with the way to sign in again (the session may have ended in another
+    tab), as the 401 of an ended session has."""
+    login = _login_again(request)
+    if _is_htmx(request):
+        changed = _plain(SESSION_CHANGED, 403)
+        changed["X-Nalarku-Login"] = login
+        return changed
+    return render(request, "403.html", {"exception": SESSION_CHANGED, "login_url": login}, status=403)

@@ -529,7 +529,9 @@ def report(request: HtmxHttpRequest) -> HttpResponse:
     no document text."""
     from review.evaluation.report import build_report, report_html
 
-    return render(request, "evaluation/report.html", {"body": report_html(build_report(request.user), inline=True)})
+    technical = request.user.is_staff or request.user.is_superuser
+    body = report_html(build_report(request.user), inline=True, technical=technical)
+    return render(request, "evaluation/report.html", {"body": body, "technical": technical})
 
 
 # --- search ------------------------------------------------------------------------

@@ -35,6 +35,8 @@ MODE_COLORS = {"lexical": "#8aa9d6", "vector": "#6cbf8e", "hybrid": "#1f5fbf", "
 class Table:
     header: list[str]
     rows: list[list[str]]
+    # Run ids, measure names, engine names: for staff, behind "rincian teknis".
+    technical: bool = False
 
 
 @dataclass
@@ -43,6 +45,7 @@ class Section:
     text: str = ""
     tables: list[Table] = field(default_factory=list)
     figures: list[tuple[str, bytes]] = field(default_factory=list)  # (name, PNG)
+    technical: bool = False  # the whole section is detail for staff (run against run, chunking trials)
 
 
 @dataclass
@@ -67,6 +70,31 @@ MEASURE_LABELS = {
     "gold_cited_rate": "bukti emas dikutip",
 }
 BY_LABELS = {"editor": "editor", "category": "kategori"}
+# Search modes and answer engines, as the report's reader says them.
+MODE_LABELS = {
+    "lexical": "kata persis",
+    "vector": "makna",
+    "hybrid": "gabungan",
+    "hybrid+rerank": "gabungan + urut ulang",
+}
+ENGINE_LABELS = {
+    "extractive": "kutipan, dinilai penilai fitur",
+    "reader": "kutipan, dinilai model pembaca",
+    "sentence": "kalimat terdekat, sebelum penilai",
+    "cosine": "kalimat paling mirip maknanya",
+}
+
+
+def _engine(name: str) -> str:
+    base = name.partition("@")[0]
+    return ENGINE_LABELS.get(base, "model bahasa" if base not in ("", "?") else "tidak diketahui")
+
+
+def _legend_below(ax: plt.Axes, columns: int) -> None:
+    """The legend under the plot, clear of every bar (saved with bbox_inches="tight")."""
+    ax.legend(ncol=max(columns, 1), fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
+
+
 NO_DATA = "(belum ada data)"
 
 
@@ -104,8 +132,9 @@ def _latest_retrieval_runs() -> list[EvalRun]:
 
 def _retrieval_section(runs: list[EvalRun]) -> Section:
     section = Section(
-        "Mutu pencarian per mode",
-        "Kasus dan k yang sama untuk tiap mode; ukuran dari ir-measures. Run terbaru per sumber.",
+        "Mutu pencarian per cara mencari",
+        "Pertanyaan uji yang sama untuk tiap cara mencari (kata persis, makna, gabungan); "
+        "uji terbaru per set. Makin tinggi makin baik: bukti yang benar ada di urutan atas.",
     )
     names = [str(m) for m in MEASURES]
     rows = []
@@ -117,7 +146,7 @@ def _retrieval_section(runs: list[EvalRun]) -> Section:
                     + [_num(values["all"][n], 4) for n in names]
                     + [_num(values["latency_ms"]["p50"], 0), _num(values["latency_ms"]["p95"], 0)]
                 )
-    section.tables.append(Table(["sumber", "run", "mode", "kueri", *names, "p50 ms", "p95 ms"], rows))
+    section.tables.append(Table(["sumber", "run", "mode", "kueri", *names, "p50 ms", "p95 ms"], rows, technical=True))
     if rows:
         fig, ax = plt.subplots(figsize=(8, 3.6))
         sources = [_source(r) for r in runs]
@@ -125,12 +154,18 @@ def _retrieval_section(runs: list[EvalRun]) -> Section:
         width = 0.8 / max(len(modes), 1)
         for i, mode in enumerate(modes):
             values = [r.metrics.get(mode, {}).get("all", {}).get("nDCG@10", 0) for r in runs]
-            ax.bar([x + i * width for x in range(len(runs))], values, width, label=mode, color=MODE_COLORS[mode])
+            ax.bar(
+                [x + i * width for x in range(len(runs))],
+                values,
+                width,
+                label=MODE_LABELS[mode],
+                color=MODE_COLORS[mode],
+            )
         ax.set_xticks([x + width * (len(modes) - 1) / 2 for x in range(len(runs))], sources)
-        ax.set_ylabel("nDCG@10")
+        ax.set_ylabel("mutu urutan (nDCG@10)")
         ax.set_ylim(0, 1)
-        ax.legend(ncol=len(modes), fontsize=8, loc="lower right")
-        ax.set_title("nDCG@10 per mode")
+        _legend_below(ax, len(modes))
+        ax.set_title("Mutu urutan bukti per cara mencari")
         section.figures.append(("ndcg_by_mode", _png(fig)))
     for run in runs:
         categories = sorted({c for v in run.metrics.values() if "by_category" in v for c in v["by_category"]})
@@ -141,16 +176,22 @@ def _retrieval_section(runs: list[EvalRun]) -> Section:
         width = 0.8 / max(len(modes), 1)
         for i, mode in enumerate(modes):
             values = [run.metrics[mode]["by_category"].get(c, {}).get("nDCG@10", 0) for c in categories]
-            ax.bar([x + i * width for x in range(len(categories))], values, width, label=mode, color=MODE_COLORS[mode])
+            ax.bar(
+                [x + i * width for x in range(len(categories))],
+                values,
+                width,
+                label=MODE_LABELS[mode],
+                color=MODE_COLORS[mode],
+            )
         ax.set_xticks(
             [x + width * (len(modes) - 1) / 2 for x in range(len(categories))],
             [c.replace("_", "\n") for c in categories],
             fontsize=8,
         )
         ax.set_ylim(0, 1)
-        ax.set_ylabel("nDCG@10")
-        ax.legend(ncol=len(modes), fontsize=8, loc="lower right")
-        ax.set_title(f"nDCG@10 per kategori — {_source(run)}")
+        ax.set_ylabel("mutu urutan (nDCG@10)")
+        _legend_below(ax, len(modes))
+        ax.set_title(f"Mutu urutan bukti per jenis pertanyaan — {_source(run)}")
         section.figures.append((f"ndcg_by_category_{_source(run)}", _png(fig)))
     return section
 
@@ -180,7 +221,7 @@ def _latency_section(answers: QuerySet[Answer]) -> Section:
     if present:
         fig, ax = plt.subplots(figsize=(8, 3.2))
         ax.barh([label(s) for s in present], [statistics.median(timings[s]) for s in present], color="#1f5fbf")
-        ax.set_xlabel("median ms")
+        ax.set_xlabel("median (milidetik)")
         ax.invert_yaxis()
         ax.set_title("Alur jawaban: median waktu per tahap")
         section.figures.append(("latency_by_stage", _png(fig)))
@@ -218,14 +259,18 @@ def _lookup_section(claims: QuerySet[Claim]) -> Section:
             ax.barh(labels, [s.median_s for s in stats], color="#1f5fbf", label="median")
             ax.invert_yaxis()
             ax.set_xlabel("detik")
-            ax.legend(fontsize=8)
+            _legend_below(ax, 2)
             ax.set_title(f"Waktu mencari bukti per {BY_LABELS[by]}")
             section.figures.append((f"lookup_by_{by}", _png(fig)))
     return section
 
 
 def _comparison_section() -> Section:
-    section = Section("Perbandingan antar-run", "Dua run pencarian terbaru dari sumber yang sama, kueri demi kueri.")
+    section = Section(
+        "Perbandingan antar-uji",
+        "Dua uji pencarian terbaru dari set yang sama, pertanyaan demi pertanyaan.",
+        technical=True,
+    )
     from review.evaluation.runs import runs_compare
 
     by_source: dict[str, list[EvalRun]] = {}
@@ -262,9 +307,8 @@ def _comparison_section() -> Section:
 def _answers_section() -> Section:
     section = Section(
         "Evaluasi jawaban",
-        "Run eval_answers terbaru per set, semua generator run itu berdampingan "
-        "(sentence: generator sebelum penilai; cosine: unit terdekat, tak pernah menolak; "
-        "extractive: mesin berpenilai).",
+        "Uji jawaban terbaru per set uji, tiap cara menjawab berdampingan: seberapa sering "
+        "keputusannya (menjawab atau menolak) tepat dan jawabannya ada di klaim.",
     )
     keys = (
         "decision_accuracy",
@@ -289,10 +333,10 @@ def _answers_section() -> Section:
         by_generator = run.metrics if "cases" not in run.metrics else {run.config.get("generator", "?"): run.metrics}
         for generator, metrics in by_generator.items():
             rows.append(
-                [_source(run), f"#{run.pk}", generator, str(metrics.get("cases"))]
+                [_source(run), f"#{run.pk}", _engine(generator), str(metrics.get("cases"))]
                 + ["—" if metrics.get(k) is None else _num(metrics[k], 3) for k in keys]
             )
-    section.tables.append(Table(["set", "run", "generator", "kasus", *(MEASURE_LABELS[k] for k in keys)], rows))
+    section.tables.append(Table(["set", "uji", "cara menjawab", "kasus", *(MEASURE_LABELS[k] for k in keys)], rows))
     return section
 
 
@@ -307,6 +351,7 @@ def _chunking_section() -> Section | None:
         "Eksperimen pemotongan",
         "Pertanyaan yang sama pada dokumen yang sama, dipotong dengan "
         "pengaturan berbeda, tiap pengaturan koleksinya sendiri (hibrida).",
+        technical=True,
     )
     rows = []
     for name, run in sorted(latest.items()):
@@ -362,19 +407,49 @@ def _html_table(table: Table) -> str:
         return f"<p><em>{NO_DATA}</em></p>"
     head = "".join(f"<th scope='col'>{html.escape(h)}</th>" for h in table.header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in table.rows)
-    return f"<table class='table'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    # The wrapper scrolls a wide table inside the page instead of widening it (a phone).
+    table_html = f"<table class='table'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<div class='table-wrap'>{table_html}</div>"
 
 
-def report_html(report: Report, *, inline: bool, image_dir: str = "") -> str:
-    """The report's body; images inline (base64) for the UI, or as files."""
+def report_html(report: Report, *, inline: bool, image_dir: str = "", technical: bool = True) -> str:
+    """The report's body; images inline (base64) for the UI, or as files.
+    ``technical``: the reader is staff, and sees run ids, measure names and
+    the sections comparing runs, folded under "rincian teknis" in the UI;
+    others see the figures and tables in plain words only."""
     parts = [f"<p class='meta'>Dibuat {html.escape(_when(report.generated_at))}</p>"]
     for section in report.sections:
-        parts.append(f"<h2>{html.escape(section.title)}</h2><p>{html.escape(section.text)}</p>")
-        parts += [_html_table(t) for t in section.tables]
+        if section.technical and not technical:
+            continue
+        body = [f"<p>{html.escape(section.text)}</p>"]
+        plain = [t for t in section.tables if not t.technical]
+        detail = [t for t in section.tables if t.technical] if technical else []
+        body += [_html_table(t) for t in plain]
+        figures = []
         for name, png in section.figures:
             src = f"data:image/png;base64,{base64.b64encode(png).decode()}" if inline else f"{image_dir}{name}.png"
-            parts.append(f"<figure><img src='{src}' alt='{html.escape(name)}' style='max-width:100%'></figure>")
+            figures.append(f"<figure><img src='{src}' alt='{html.escape(_alt(section, name))}'></figure>")
+        if section.technical and inline:
+            body = [_technical(body + figures)]
+            figures = []
+        elif detail and inline:
+            body.append(_technical([_html_table(t) for t in detail]))
+        else:
+            body += [_html_table(t) for t in detail]
+        parts.append(f"<h2>{html.escape(section.title)}</h2>")
+        parts += body + figures
     return "\n".join(parts)
+
+
+def _technical(parts: list[str]) -> str:
+    return "<details class='technical'><summary>rincian teknis</summary>" + "".join(parts) + "</details>"
+
+
+def _alt(section: Section, name: str) -> str:
+    """A figure's text alternative: what it shows, not its file name."""
+    return f"Grafik: {section.title}" + (
+        f" ({name.rsplit('_', 1)[-1]})" if name.startswith("ndcg_by_category_") else ""
+    )
 
 
 def write_report(report: Report, directory: Path) -> list[Path]:

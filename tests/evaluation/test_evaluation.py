@@ -301,7 +301,7 @@ def test_report_has_tables_and_real_plots(archive, eval_file, tmp_path, client, 
         retrieval_evaluate(cases=cases_from_set(eval_set), modes=["lexical", "hybrid"], k=5, eval_set=eval_set)
     report = build_report()
     titles = [s.title for s in report.sections]
-    assert titles[:3] == ["Mutu pencarian per mode", "Evaluasi jawaban", "Perbandingan antar-run"]
+    assert titles[:3] == ["Mutu pencarian per cara mencari", "Evaluasi jawaban", "Perbandingan antar-uji"]
     written = write_report(report, tmp_path / "rep")
     names = {p.name for p in written}
     assert {"report.md", "report.html", "ndcg_by_mode.png", "ndcg_by_category_uji.png", "compare_uji.png"} <= names
@@ -309,7 +309,12 @@ def test_report_has_tables_and_real_plots(archive, eval_file, tmp_path, client, 
     assert "| uji |" in (tmp_path / "rep" / "report.md").read_text()
     client.force_login(make_user("editor"))
     page = client.get(reverse("report")).content.decode()
-    assert "data:image/png;base64," in page and "nDCG@10" in page
+    # An editor reads the figures in plain words; run ids and measure names are staff's, folded.
+    assert "data:image/png;base64," in page and "Mutu pencarian per cara mencari" in page
+    assert "nDCG@10" not in page and "rincian teknis" not in page and "Perbandingan antar-uji" not in page
+    client.force_login(make_user("staf", is_staff=True))
+    staff = client.get(reverse("report")).content.decode()
+    assert "rincian teknis" in staff and "nDCG@10" in staff and "Perbandingan antar-uji" in staff
     # Indonesian throughout: no English filler, a local date, decimal commas.
     md = (tmp_path / "rep" / "report.md").read_text()
     for english in ("no data yet", "per category", "evaluation report", "decision_accuracy"):

@@ -181,7 +181,13 @@ def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
 _EXAMPLES = {"/api/ask": '{"question": "..."}'}
 
 
-@api.get("/search", response={200: SearchResult, **ERRORS}, summary="Cari bukti", url_name="api-search")
+@api.get(
+    "/search",
+    response={200: SearchResult, **ERRORS},
+    summary="Cari bukti",
+    description="Pencarian hibrida, leksikal atau semantik atas dokumen yang boleh Anda baca.",
+    url_name="api-search",
+)
 def search_api(request: HttpRequest, params: Query[SearchQuery]) -> dict:
     """Hybrid, lexical or vector search over what the caller may read."""
     k = params.k if params.k is not None else 10
@@ -198,7 +204,16 @@ def search_api(request: HttpRequest, params: Query[SearchQuery]) -> dict:
     return response.as_dict()
 
 
-@api.post("/ask", response={200: AnswerContract, 403: Error, **ERRORS}, summary="Susun jawaban", url_name="api-ask")
+@api.post(
+    "/ask",
+    response={200: AnswerContract, 403: Error, **ERRORS},
+    summary="Susun jawaban",
+    description=(
+        "Jawaban berupa klaim, masing-masing terikat pada bukti yang mendukungnya, dari dokumen yang boleh "
+        "Anda baca; `insufficient_evidence` bila bukti tidak menjawab."
+    ),
+    url_name="api-ask",
+)
 def ask_api(request: HttpRequest, body: AskBody) -> AnswerContract:
     """An answer drafted as claims, each tied to the evidence that supports
     it, from what the caller may read; ``insufficient_evidence`` when the
@@ -218,6 +233,11 @@ def ask_api(request: HttpRequest, body: AskBody) -> AnswerContract:
     "/claims/{pk}/review",
     response={200: Reviewed, 403: Error, 404: Error, 409: Error, **ERRORS},
     summary="Nilai klaim",
+    description=(
+        "Tandai klaim `supported` atau `needs_review`. Klaim yang tidak boleh Anda lihat: 404; boleh dilihat "
+        "tetapi tidak boleh dinilai: 403 (hak peninjau). Klaim yang bersandar pada revisi yang tidak berlaku "
+        "lagi dinilai hanya dengan `confirm`: tanpa itu 409, dan tidak ada yang disimpan."
+    ),
     url_name="api-claim-review",
 )
 def claim_review_api(request: HttpRequest, pk: int, body: ReviewBody) -> dict:

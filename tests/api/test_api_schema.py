@@ -7,6 +7,7 @@ docs page is for logged-in users; the bearer scheme is declared."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.test import Client
@@ -79,6 +80,19 @@ def test_docs_are_for_logged_in_users(client, make_user):
     page = client.get("/api/docs")
     assert page.status_code == 200 and b"swagger" in page.content.lower()
     assert b"cdn.jsdelivr" not in page.content  # its assets are ours: the CSP allows no CDN
+    html = page.content.decode()
+    # The session's CSRF token for "Coba" on POST, and the way back to the app.
+    token = re.search(r'data-csrf-token="([^"]+)"', html)
+    assert token and len(token.group(1)) >= 32
+    assert '<a href="/">← Kembali ke Nalarku</a>' in html and "js/api-docs.js" in html
+    assert "swagger-ui-init.js" not in html  # ninja's init (no token without a csrf auth) is replaced
+
+
+def test_operations_are_described_in_indonesian(schema):
+    for path, method in (("/api/search", "get"), (ASK_PATH, "post"), (REVIEW_PATH, "post")):
+        description = schema["paths"][path][method]["description"]
+        assert re.search(r"\b(yang|dari|atas|tidak)\b", description), description
+        assert not re.search(r"\b(the|what|caller|answer)\b", description), description
 
 
 def test_search_responses_match_the_schema(schema, archive, make_user):

@@ -4,7 +4,9 @@ ingestion status and errors, and a re-index action."""
 
 from __future__ import annotations
 
+import json
 import tempfile
+from functools import partial
 from pathlib import Path
 
 from django import forms
@@ -19,8 +21,17 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from . import ingestion, sources
-from .converters import MAX_FILE_BYTES
-from .models import Chunk, Document, EmbeddingSpace, Relation, Revision, RevisionStatus, SourceType
+from .converters import MAX_FILE_BYTES, Converted
+from .models import (
+    Chunk,
+    ContentFormat,
+    Document,
+    EmbeddingSpace,
+    Relation,
+    Revision,
+    RevisionStatus,
+    SourceType,
+)
 from .tasks import index_after_commit, index_later
 
 STATUS_COLOURS = {
@@ -105,6 +116,114 @@ class RelationInline(ByRelationEnds, admin.TabularInline):
     readonly_fields = ("target",)
 
 
+def upload_read(upload) -> tuple[Converted, str]:  # noqa: ANN001
+    """An uploaded file's text and format, read the way every intake reads
+    files (``sources.read_document_file``); a file of no known format, too
+    large or unreadable is refused with its name and the reason."""
+    fmt = sources.FORMAT_BY_SUFFIX.get(Path(upload.name).suffix.lower())
+    if fmt is None:
+        raise forms.ValidationError(
+            {"upload": f"{upload.name}: format tidak dikenal; gunakan .pdf, .docx, .md, .html atau .txt"}
+        )
+    if upload.size > MAX_FILE_BYTES:
+        raise forms.ValidationError(
+            {"upload": f"{upload.name}: {upload.size / 1048576:.1f} MB; batasnya {MAX_FILE_BYTES // 1048576} MB"}
+        )
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / Path(upload.name).name
+        path.write_bytes(upload.read())
+        try:
+            # A scan is not OCR'd in this request: the worker reads it.
+            loaded = sources.read_document_file(path, fmt, ocr=False)
+        except ValueError as exc:
+            raise forms.ValidationError({"upload": f"{upload.name}: {exc}"}) from None
+    return loaded, fmt
+
+
+class UploadInput(forms.ClearableFileInput):
+    """The file input, telling static/js/admin-upload.js which format each
+    suffix means, so the form's format follows the file chosen (the server
+    takes the file's format whatever the select says)."""
+
+    def __init__(self, attrs: dict | None = None) -> None:
+        super().__init__({"data-formats": json.dumps(sources.FORMAT_BY_SUFFIX), **(attrs or {})})
+
+
+def upload_field() -> forms.FileField:
+    return forms.FileField(
+        label="berkas",
+        required=False,
+        widget=UploadInput,
+        help_text="PDF (hasil pindai dibaca dengan OCR), DOCX, Markdown, HTML atau teks; "
+        f"paling besar {MAX_FILE_BYTES // 1048576} MB. Mengganti isi teks; formatnya mengikuti berkas.",
+    )
+
+
+class DocumentAddForm(forms.ModelForm):
+    """A new document with its first revision, typed or uploaded, in one
+    form. The revision goes through the same intake as every other
+    (``ingestion.revision_submit``, then the index task): it is not written
+    here. Left empty, the document is one to be fetched from its URL."""
+
+    upload = upload_field()
+    content = forms.CharField(
+        label="isi",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 12}),
+        help_text="Teks revisi pertama (Markdown, HTML atau teks biasa), atau unggah berkas di atas.",
+    )
+    format = forms.ChoiceField(label="format", choices=ContentFormat.choices, initial=ContentFormat.MARKDOWN)
+    document_date = forms.DateField(
+        label="tanggal dokumen",
+        required=False,
+        widget=admin.widgets.AdminDateWidget,
+        help_text="Kapan dokumen ini terbit atau berlaku (bukan tanggal diunggah).",
+    )
+
+    class Meta:
+        model = Document
+        fields = ("key", "title", "url", "source_type", "collection", "public", "groups", "fetch_every_hours")
+        # As DocumentAdmin's formfield_overrides: a bare host means https.
+        field_classes = {"url": partial(forms.URLField, assume_scheme="https")}
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.converted: Converted | None = None
+
+    def clean(self) -> dict:
+        data = super().clean()
+        upload = data.get("upload")
+        if upload:
+            self.converted, data["format"] = upload_read(upload)
+            data["content"] = self.converted.text
+        elif not (data.get("content") or "").strip() and not data.get("url"):
+            raise forms.ValidationError(
+                {"content": "isi kosong: tempel teks atau unggah berkas (atau isi URL sumber untuk diambil)"}
+            )
+        return data
+
+    def first_revision(self) -> ingestion.RevisionInput | None:
+        """The first revision for the intake, or None (nothing typed or uploaded)."""
+        data, converted = self.cleaned_data, self.converted
+        if converted is None and not (data.get("content") or "").strip():
+            return None
+        return ingestion.RevisionInput(
+            key=data["key"],
+            title=data["title"],
+            content=data["content"],
+            format=data["format"],
+            source_type=data["source_type"].pk,
+            url=data.get("url") or "",
+            document_date=data.get("document_date"),
+            groups=[g.name for g in data.get("groups") or []],
+            public=bool(data.get("public")),
+            collection=data.get("collection") or "editorial",
+            page_starts=converted.page_starts if converted else [],
+            ocr_pages=converted.ocr_pages if converted else [],
+            scan=converted.scan if converted else None,
+        )
+
+
 @admin.register(Document)
 class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
     list_display = ("key", "title", "source_type", "public", "group_list", "current", "revision_count", "collection")
@@ -155,8 +274,68 @@ class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
     ]
     inlines = [RevisionInline, RelationInline]
     actions = ["fetch_now"]
+
+    class Media:
+        js = ["js/admin-upload.js"]
+
     # Django 6's default, now: a bare host typed as the URL means https.
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+
+    def get_form(self, request: HttpRequest, obj: Document | None = None, **kwargs: object):  # noqa: ANN201
+        if obj is None:
+            kwargs["form"] = DocumentAddForm
+        return super().get_form(request, obj, **kwargs)
+
+    def get_fieldsets(self, request: HttpRequest, obj: Document | None = None) -> list:
+        if obj is not None:
+            return self.fieldsets
+        return [
+            (None, {"fields": ("key", "title", "url", "source_type", "collection", "public", "groups")}),
+            (
+                "Revisi pertama",
+                {
+                    "fields": ("upload", "content", "format", "document_date"),
+                    "description": "Unggah berkas atau tempel teksnya; revisi ini diindeks di latar belakang.",
+                },
+            ),
+            ("Pengambilan dari URL", {"fields": ("fetch_every_hours",)}),
+        ]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Document | None = None) -> tuple[str, ...]:
+        return self.readonly_fields if obj is not None else ()
+
+    def get_inlines(self, request: HttpRequest, obj: Document | None = None) -> list:
+        return self.inlines if obj is not None else [RelationInline]  # no revisions before the first
+
+    def save_model(self, request: HttpRequest, obj: Document, form, change: bool) -> None:  # noqa: ANN001
+        """A new document with a first revision is created by the intake
+        (``revision_submit``), which also adds the revision and is followed
+        by the index task after commit; ``obj`` then stands for that row."""
+        first = form.first_revision() if not change else None
+        if first is None:
+            super().save_model(request, obj, form, change)
+            return
+        result = ingestion.revision_submit(data=first)
+        index_after_commit(result.revision.pk)
+        saved = result.document
+        saved.fetch_every_hours = obj.fetch_every_hours
+        saved.save(update_fields=["fetch_every_hours"])
+        for field in Document._meta.concrete_fields:
+            setattr(obj, field.attname, getattr(saved, field.attname))
+        obj._state.adding, obj._state.db = False, saved._state.db
+        waits = " Berkasnya hasil pindai: worker membacanya dengan OCR dulu." if first.scan is not None else ""
+        obj.submit_outcome = (
+            f"Dokumen {saved.key} dibuat; revisi {result.revision.key} diantrikan untuk diindeks.{waits}"
+        )
+
+    def response_add(self, request: HttpRequest, obj: Document, post_url_continue: str | None = None):  # noqa: ANN201
+        """To the new document itself, with its revision and status, not the list."""
+        if IS_POPUP_VAR in request.POST or "_addanother" in request.POST:
+            return super().response_add(request, obj, post_url_continue)
+        self.message_user(request, getattr(obj, "submit_outcome", f"Dokumen {obj.key} dibuat."), messages.SUCCESS)
+        return HttpResponseRedirect(
+            reverse("admin:retrieval_document_change", args=[obj.pk], current_app=self.admin_site.name)
+        )
 
     def scope(self, queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
         return queryset.filter(pk__in=Document.objects.visible_to(user).values("pk"))
@@ -229,12 +408,7 @@ class RevisionAddForm(forms.ModelForm):
     .md, .html, .txt): the file's text replaces the pasted one and sets the
     format; a file that cannot be read is refused with its name and the reason."""
 
-    upload = forms.FileField(
-        label="berkas",
-        required=False,
-        help_text="PDF (hasil pindai dibaca dengan OCR), DOCX, Markdown, HTML atau teks; "
-        f"paling besar {MAX_FILE_BYTES // 1048576} MB. Mengganti isi di atas.",
-    )
+    upload = upload_field()
 
     class Meta:
         model = Revision
@@ -258,26 +432,7 @@ class RevisionAddForm(forms.ModelForm):
         data = super().clean()
         upload = data.get("upload")
         if upload:
-            fmt = sources.FORMAT_BY_SUFFIX.get(Path(upload.name).suffix.lower())
-            if fmt is None:
-                raise forms.ValidationError(
-                    {"upload": f"{upload.name}: format tidak dikenal; gunakan .pdf, .docx, .md, .html atau .txt"}
-                )
-            if upload.size > MAX_FILE_BYTES:
-                raise forms.ValidationError(
-                    {
-                        "upload": f"{upload.name}: {upload.size / 1048576:.1f} MB; "
-                        f"batasnya {MAX_FILE_BYTES // 1048576} MB"
-                    }
-                )
-            with tempfile.TemporaryDirectory() as folder:
-                path = Path(folder) / Path(upload.name).name
-                path.write_bytes(upload.read())
-                try:
-                    # A scan is not OCR'd in this request: the worker reads it.
-                    loaded = sources.read_document_file(path, fmt, ocr=False)
-                except ValueError as exc:
-                    raise forms.ValidationError({"upload": f"{upload.name}: {exc}"}) from None
+            loaded, fmt = upload_read(upload)
             data["content"], data["format"], self.page_starts = loaded.text, fmt, loaded.page_starts
             self.ocr_pages, self.scan = loaded.ocr_pages, loaded.scan
             self.instance.content, self.instance.format = loaded.text, fmt
@@ -300,6 +455,7 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
 
     class Media:
         css = {"all": ["css/admin.css"]}
+        js = ["js/admin-upload.js"]
 
     def get_fields(self, request: HttpRequest, obj: Revision | None = None) -> tuple[str, ...]:
         if obj is None:
@@ -407,7 +563,10 @@ class RevisionAdmin(ByDocument, admin.ModelAdmin):
             return HttpResponseRedirect(
                 reverse("admin:retrieval_revision_change", args=[obj.pk], current_app=self.admin_site.name)
             )
-        return self.response_post_save_add(request, obj)
+        # To the revision's document: its revisions newest first, with their status.
+        return HttpResponseRedirect(
+            reverse("admin:retrieval_document_change", args=[obj.document_id], current_app=self.admin_site.name)
+        )
 
     @admin.display(description="status")
     def status_display(self, obj: Revision) -> str:

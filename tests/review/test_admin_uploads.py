@@ -58,7 +58,8 @@ def test_the_same_file_again_changes_nothing_and_says_only_that(admin_client, d0
 
     # The same PDF, with a title and a format typed for a test that went wrong.
     again = post(admin_client, d03, policy_pdf("Log akses disimpan 400 hari."), title="Uji format salah", fmt="html")
-    assert again.status_code == 200 and again.redirect_chain[-1][0] == "/admin/retrieval/revision/"
+    # Back on the document, its revisions newest first (not the list of every revision).
+    assert again.status_code == 200 and again.redirect_chain[-1][0] == f"/admin/retrieval/document/{d03.pk}/change/"
     assert shown_messages(again) == [
         "Isi sama dengan revisi terakhir (D03:r3); tidak ada revisi baru dan dokumen tidak diubah."
     ]

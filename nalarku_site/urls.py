@@ -20,6 +20,7 @@ urlpatterns = [
     path("jawaban/<int:pk>/ekspor/", views.answer_export, name="answer-export"),
     path("klaim/<int:pk>/nilai/", views.claim_decide, name="claim-decide"),
     path("klaim/<int:pk>/buka/", views.claim_evidence_opened, name="claim-opened"),
+    path("klaim/<int:pk>/lihat/", views.claim_looked, name="claim-looked"),
     path("klaim/<int:pk>/kasus/", views.claim_to_case, name="claim-case"),
     path("bukti/<str:evidence_id>/", views.evidence, name="evidence"),
     path("antrean/", views.review_queue, name="queue"),

@@ -192,27 +192,27 @@ class ClaimEvidence(models.Model):
 
 
 class EvidenceLookup(models.Model):
-    """How long an editor took to judge a claim against its evidence: from
-    opening the evidence (or, if never opened, the answer being shown) to the
-    decision."""
+    """How long an editor spent looking at a claim's evidence, as the desk's
+    page measured it (``review/desk/lookups.py`` says how): one record per
+    editor and claim, with the raw times kept for audit."""
 
     editor = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name="editor", on_delete=models.CASCADE, related_name="lookups"
     )
     claim = models.ForeignKey(Claim, verbose_name="klaim", on_delete=models.CASCADE, related_name="lookups")
     shown_at = models.DateTimeField(verbose_name="ditampilkan")
+    seen_at = models.DateTimeField(verbose_name="pertama terlihat", null=True, blank=True)
     opened_at = models.DateTimeField(verbose_name="dibuka", null=True, blank=True)
     decided_at = models.DateTimeField(verbose_name="diputuskan", null=True, blank=True)
+    looked_ms = models.PositiveIntegerField(verbose_name="waktu melihat (ms)", default=0)
     duration_ms = models.PositiveIntegerField(verbose_name="durasi (ms)", null=True, blank=True)
     outcome = models.CharField(verbose_name="hasil", max_length=20, choices=ClaimReview.choices, blank=True)
 
     class Meta:
         ordering = ["-shown_at"]
         constraints = [
-            # One open lookup per editor and claim; decided ones stay as history.
-            models.UniqueConstraint(
-                fields=["editor", "claim"], condition=models.Q(decided_at__isnull=True), name="lookup_one_open"
-            ),
+            # One record per editor and claim: a second look adds to it.
+            models.UniqueConstraint(fields=["editor", "claim"], name="lookup_one_per_editor_claim"),
         ]
         verbose_name = "waktu pencarian bukti"
         verbose_name_plural = "waktu pencarian bukti"

@@ -21,14 +21,14 @@ class LookupStat:
 
 
 def lookup_stats(by: str, *, claims: QuerySet[Claim]) -> list[LookupStat]:
-    """Decided lookups of ``claims`` (those the viewer may see) grouped by
-    ``editor`` or ``category``, slowest p90 first."""
+    """Decided lookups of ``claims`` (those the viewer may see) that the desk's
+    page measured, grouped by ``editor`` or ``category``, slowest p90 first."""
     field = {"editor": "editor__username", "category": "claim__answer__question__category"}[by]
     groups: dict[str, list[tuple[int, str]]] = {}
     for label, duration, outcome in EvidenceLookup.objects.filter(
-        decided_at__isnull=False, claim__in=claims
-    ).values_list(field, "duration_ms", "outcome"):
-        groups.setdefault(label or "(tanpa kategori)", []).append((duration or 0, outcome))
+        decided_at__isnull=False, duration_ms__isnull=False, claim__in=claims
+    ).values_list(field, "duration_ms", "outcome"):  # an empty duration: decided without the page measuring
+        groups.setdefault(label or "(tanpa kategori)", []).append((duration, outcome))
     stats = []
     for label, rows in groups.items():
         seconds = np.array([d for d, _ in rows], dtype=float) / 1000

@@ -1,4 +1,4 @@
-"""Editors' review of claims, and how long finding the evidence took.
+"""Editors' review of claims (the time they spent looking: ``lookups.py``).
 
 Reads (which answers and claims a reader may see) are QuerySets here too, so
 every view and partial filters the same way.
@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from retrieval.models import Document
-from review.models import Answer, AnswerStatus, Claim, ClaimEvidence, ClaimReview, EvidenceLookup
+from review.models import Answer, AnswerStatus, Claim, ClaimEvidence, ClaimReview
+
+from .lookups import lookup_close
 
 Reader = AbstractBaseUser | AnonymousUser
 
@@ -62,31 +64,6 @@ def claims_visible_to(reader: Reader) -> QuerySet[Claim]:
     return Claim.objects.filter(answer__in=answers).exclude(Exists(hidden))
 
 
-def lookups_start(*, answer: Answer, editor: AbstractBaseUser, claims: list[Claim]) -> None:
-    """The answer is on the editor's screen: open a lookup per undecided
-    claim (an already open one keeps its first time)."""
-    now = timezone.now()
-    for claim in claims:
-        if claim.review_status == ClaimReview.PENDING:
-            try:
-                with transaction.atomic():
-                    EvidenceLookup.objects.get_or_create(
-                        editor=editor, claim=claim, decided_at=None, defaults={"shown_at": now}
-                    )
-            except IntegrityError:  # a concurrent request opened it first
-                pass
-
-
-def lookup_open(*, claim: Claim, editor: AbstractBaseUser) -> None:
-    """The editor opened the claim's evidence: the clock starts here, once."""
-    now = timezone.now()
-    lookup, _ = EvidenceLookup.objects.get_or_create(
-        editor=editor, claim=claim, decided_at=None, defaults={"shown_at": now}
-    )
-    if lookup.opened_at is None:
-        EvidenceLookup.objects.filter(pk=lookup.pk, opened_at=None).update(opened_at=now)
-
-
 @transaction.atomic
 def claim_review(
     *, claim: Claim, reviewer: AbstractBaseUser, status: str, note: str = "", confirmed: bool = False
@@ -111,13 +88,7 @@ def claim_review(
     claim.review_status, claim.review_note, claim.reviewer, claim.reviewed_at = status, note.strip(), reviewer, now
     claim.save(update_fields=["review_status", "review_note", "reviewer", "reviewed_at"])
 
-    lookup = EvidenceLookup.objects.filter(editor=reviewer, claim=claim, decided_at=None).first()
-    if lookup is None:  # decided without the page having been shown (e.g. a second decision)
-        lookup = EvidenceLookup(editor=reviewer, claim=claim, shown_at=now)
-    start = lookup.opened_at or lookup.shown_at
-    lookup.decided_at, lookup.outcome = now, status
-    lookup.duration_ms = max(0, int((now - start).total_seconds() * 1000))
-    lookup.save()
+    lookup_close(claim=claim, editor=reviewer, outcome=status, now=now)
 
     answer_status_refresh(answer=claim.answer)
     return claim

@@ -30,6 +30,7 @@ from review.answers.pipeline import contract_for, question_run, question_submit
 from review.desk import dashboard, diffing, export
 from review.desk.evidence_html import chunk_html, snippet_html
 from review.desk.freshness import STALE_FILTER, Freshness, asked_again_links, contract_now, with_sources_changed
+from review.desk.lookups import looked_report, lookup_looked, lookup_open, lookups_start
 from review.desk.reviewing import (
     OldSourcesUnconfirmed,
     answers_visible_to,
@@ -37,8 +38,6 @@ from review.desk.reviewing import (
     claim_note_save,
     claim_review,
     claims_visible_to,
-    lookup_open,
-    lookups_start,
 )
 from review.desk.search_floor import floor_check
 from review.evaluation.runs import case_from_claim
@@ -365,6 +364,8 @@ def claim_decide(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     # Only the two decision buttons (or d / t) send a status; the note's own
     # button, which Enter in the note field presses, sends none and decides nothing.
     status, note = request.POST.get("status", ""), request.POST.get("note", "")
+    if report := looked_report(request.POST):  # the page's lookup clock, sent with every press
+        lookup_looked(claim=claim, editor=request.user, looked_ms=report[0], seen_ms=report[1])
     try:
         if status:
             confirmed = bool(request.POST.get("confirm"))
@@ -428,6 +429,20 @@ def claim_evidence_opened(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     claim = get_object_or_404(claims_visible_to(request.user), pk=pk)
     _require_reviewer(request)
     lookup_open(claim=claim, editor=request.user)
+    return HttpResponse(status=204)
+
+
+@require_POST
+@login_required
+def claim_looked(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The lookup clock's beacon (tab hidden, page left): the looking so far
+    is kept, so that it counts when the answer is reopened and decided."""
+    claim = get_object_or_404(claims_visible_to(request.user), pk=pk)
+    _require_reviewer(request)
+    report = looked_report(request.POST)
+    if report is None:
+        return HttpResponse("looked_ms dan seen_ms harus bilangan bulat ≥ 0.", status=400)
+    lookup_looked(claim=claim, editor=request.user, looked_ms=report[0], seen_ms=report[1])
     return HttpResponse(status=204)
 
 

@@ -227,3 +227,99 @@
     if (ask) ask.focus();
   });
 })();
+
+// The lookup clock (review/desk/lookups.py says what the figure means): for
+// each claim row an editor may judge (data-lookup), the milliseconds it was
+// on screen in a visible tab while the editor was active (mouse, keys,
+// scroll or touch within the last IDLE_MS). It pauses otherwise. What it
+// measured goes with the next decision or note of that claim and, when the
+// tab is hidden or the page is left, in a beacon, so that a reopened answer
+// adds only the time actually spent looking.
+(function () {
+  "use strict";
+
+  var IDLE_MS = 60000, TICK_MS = 1000;
+  var clocks = {};  // beacon URL -> {row, onScreen, looked (not yet sent), firstSeen}
+  var lastInput = Date.now(), lastTick = Date.now();
+  var observer = "IntersectionObserver" in window ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var clock = clocks[entry.target.getAttribute("data-lookup")];
+      if (clock && clock.row === entry.target) clock.onScreen = entry.isIntersecting;
+    });
+  }) : null;
+
+  function watch(root) {
+    if (!root || !root.querySelectorAll) return;
+    var rows = Array.prototype.slice.call(root.querySelectorAll("[data-lookup]"));
+    if (root.hasAttribute && root.hasAttribute("data-lookup")) rows.push(root);
+    rows.forEach(function (row) {
+      var url = row.getAttribute("data-lookup");
+      var clock = clocks[url] || (clocks[url] = {looked: 0, firstSeen: null, onScreen: false});
+      if (clock.row === row) return;
+      clock.row = row;  // a row swapped in anew (after a decision) keeps its clock
+      clock.onScreen = !observer;
+      if (observer) observer.observe(row);
+    });
+  }
+
+  function tick() {
+    var now = Date.now();
+    // A sleeping laptop or a throttled background tab leaves a long gap: never counted.
+    var step = Math.min(Math.max(now - lastTick, 0), 2 * TICK_MS);
+    lastTick = now;
+    if (document.visibilityState !== "visible" || now - lastInput >= IDLE_MS) return;
+    Object.keys(clocks).forEach(function (url) {
+      var clock = clocks[url];
+      if (!clock.onScreen || !document.contains(clock.row)) return;
+      if (clock.firstSeen === null) clock.firstSeen = now;
+      else clock.looked += step;
+    });
+  }
+
+  function report(clock) {
+    var sent = {looked_ms: String(Math.round(clock.looked)), seen_ms: String(Math.round(Date.now() - clock.firstSeen))};
+    clock.looked = 0;
+    return sent;
+  }
+
+  function beacons() {
+    tick();
+    var token = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value;
+    if (!token || !navigator.sendBeacon) return;
+    Object.keys(clocks).forEach(function (url) {
+      var clock = clocks[url];
+      if (clock.firstSeen === null || clock.looked < 1) return;
+      var form = new FormData(), sent = report(clock);
+      form.append("csrfmiddlewaretoken", token);
+      form.append("looked_ms", sent.looked_ms);
+      form.append("seen_ms", sent.seen_ms);
+      navigator.sendBeacon(url, form);
+    });
+  }
+
+  ["mousemove", "mousedown", "keydown", "scroll", "wheel", "touchstart", "focus"].forEach(function (name) {
+    window.addEventListener(name, function () { lastInput = Date.now(); }, {capture: true, passive: true});
+  });
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "hidden") beacons();
+    else { lastTick = lastInput = Date.now(); }
+  });
+  window.addEventListener("pagehide", beacons);
+
+  // A decision, a note or a confirmation (the forms with a status or a note)
+  // carries what the clock measured for its claim.
+  document.addEventListener("htmx:configRequest", function (event) {
+    var form = event.detail.elt, row = form && form.closest ? form.closest("[data-lookup]") : null;
+    if (!row || event.detail.verb !== "post" || !form.querySelector("[name=status], [name=note]")) return;
+    var clock = clocks[row.getAttribute("data-lookup")];
+    if (!clock || clock.firstSeen === null) return;
+    tick();
+    var sent = report(clock);
+    event.detail.parameters.looked_ms = sent.looked_ms;
+    event.detail.parameters.seen_ms = sent.seen_ms;
+  });
+
+  document.addEventListener("DOMContentLoaded", function () { watch(document); });
+  document.addEventListener("htmx:load", function (event) { watch(event.detail.elt); });
+  setInterval(tick, TICK_MS);
+})();

@@ -112,14 +112,17 @@ def test_review_with_htmx_records_the_lookup_and_moves_the_status(client, archiv
     client.get(reverse("answer", args=[answer.pk]))
     claims = list(answer.claims.order_by("position"))
     assert client.post(reverse("claim-opened", args=[claims[0].pk]), **HX).status_code == 204
+    looked = {"looked_ms": "5200", "seen_ms": "6000"}  # the page's lookup clock goes with the decision
     response = client.post(
-        reverse("claim-decide", args=[claims[0].pk]), {"status": "supported", "note": "cocok dengan dokumentasi"}, **HX
+        reverse("claim-decide", args=[claims[0].pk]),
+        {"status": "supported", "note": "cocok dengan dokumentasi", **looked},
+        **HX,
     )
     html = response.content.decode()
     assert response.status_code == 200 and "<html" not in html  # a partial, not a page
     assert f'id="claim-{claims[0].pk}"' in html and "Didukung" in html and 'hx-swap-oob="true"' in html
     lookup = EvidenceLookup.objects.get(claim=claims[0], editor=editor)
-    assert lookup.outcome == "supported" and lookup.opened_at and lookup.duration_ms is not None
+    assert lookup.outcome == "supported" and lookup.opened_at and lookup.duration_ms == 5200
     for claim in claims[1:]:
         client.post(reverse("claim-decide", args=[claim.pk]), {"status": "supported"}, **HX)
     answer.refresh_from_db()

@@ -9,6 +9,8 @@ from typing import Annotated, Literal
 from ninja import Schema
 from pydantic import BeforeValidator, Field, StrictStr
 
+from review.answers.contract import AnswerContract
+
 _TRUE, _FALSE = ("1", "true", "ya", "yes"), ("0", "false", "tidak", "no")
 
 
@@ -97,6 +99,20 @@ class ReviewBody(Schema):
         False,
         description="Tetap nilai klaim yang bersandar pada revisi yang sudah diganti; tanpa ini jawabannya 409",
     )
+
+
+class StoredAnswer(Schema):
+    answer: int = Field(description="Id jawaban tersimpan")
+    question: str
+    contract: AnswerContract = Field(
+        description="Kontrak jawaban seperti yang boleh Anda lihat sekarang; superseded/current_revision tiap "
+        "bukti menurut revisi yang berlaku sekarang"
+    )
+    sources_changed: list[str] = Field(
+        description="Bukti klaim yang revisinya diganti sejak jawaban dibuat (hanya dari dokumen yang boleh Anda baca)"
+    )
+    asked_again_from: int | None = Field(description="Jawaban lama tempat pertanyaan ini ditanyakan lagi")
+    asked_again: list[int] = Field(description="Jawaban dari pertanyaan yang ditanyakan lagi dari jawaban ini")
 
 
 class Reviewed(Schema):

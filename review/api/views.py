@@ -30,10 +30,17 @@ from ninja.security import HttpBearer
 
 from retrieval.search import SearchError, search
 from review.answers.contract import AnswerContract
-from review.answers.pipeline import question_ask
-from review.api.schemas import AskBody, Error, ReviewBody, Reviewed, SearchQuery, SearchResult
+from review.answers.pipeline import contract_for, question_ask
+from review.api.schemas import AskBody, Error, ReviewBody, Reviewed, SearchQuery, SearchResult, StoredAnswer
 from review.api.throttle import BearerLocked, bearer_authenticate, client_address
-from review.desk.reviewing import OldSourcesUnconfirmed, can_review, claim_review, claims_visible_to
+from review.desk.freshness import asked_again_links, contract_now
+from review.desk.reviewing import (
+    OldSourcesUnconfirmed,
+    answers_visible_to,
+    can_review,
+    claim_review,
+    claims_visible_to,
+)
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 # Every operation: bad input (400), no or a wrong token (401), an address
@@ -227,6 +234,34 @@ def ask_api(request: HttpRequest, body: AskBody) -> AnswerContract:
         if as_of > timezone.localdate():
             raise ApiError(400, "field 'as_of' tidak boleh tanggal di masa depan")
     return question_ask(text=body.question, user=request.user, as_of=as_of).contract
+
+
+@api.get(
+    "/answers/{pk}",
+    response={200: StoredAnswer, 404: Error, **ERRORS},
+    summary="Jawaban tersimpan",
+    url_name="api-answer",
+)
+def answer_api(request: HttpRequest, pk: int) -> dict:
+    """A stored answer as the caller may see it now, its evidence checked
+    against the revisions in force: ``superseded`` and ``current_revision``
+    per evidence, and ``sources_changed``, the cited evidence whose revision
+    was replaced since the answer was made. An answer the caller may not
+    open is a 404 like a missing one."""
+    answer = answers_visible_to(request.user).select_related("question").filter(pk=pk).first()
+    if answer is None:
+        raise ApiError(404, "jawaban tidak ditemukan")
+    fresh = contract_now(contract_for(answer, request.user), request.user)
+    cited = {eid for claim in fresh.contract.claims for eid in claim.evidence_ids}
+    older, newer = asked_again_links(answer, request.user)
+    return {
+        "answer": answer.pk,
+        "question": answer.question.text,
+        "contract": fresh.contract,
+        "sources_changed": sorted(eid for eid in fresh.changed if eid in cited),
+        "asked_again_from": older.pk if older else None,
+        "asked_again": [a.pk for a in newer],
+    }
 
 
 @api.post(

@@ -221,3 +221,23 @@ def test_exports_say_which_sources_are_in_force(client, webinar, make_user, make
     assert any(claim["old_revisions"] for claim in data["claims"])
     md = client.get(reverse("answer-export", args=[answer.pk]), {"format": "md"}).content.decode()
     assert BANNER in md and "Revisi lama — kini r3" in md and "berlaku r3" in md
+
+
+def test_the_api_shows_a_stored_answer_as_of_now(client, webinar, make_user, make_revision):
+    editor = make_user("editor", reviewer=True)
+    answer, _ = _answer_citing(editor)
+    client.force_login(editor)
+    url = reverse("api-answer", args=[answer.pk])
+    data = client.get(url).json()
+    assert data["sources_changed"] == [] and data["asked_again_from"] is None
+    make_revision(NEW, key="D40", title="Panduan webinar", public=True)
+    data = client.get(url).json()
+    old = [eid for eid, e in data["contract"]["evidence"].items() if e["document"] == "D40"]
+    assert data["sources_changed"] and set(data["sources_changed"]) <= set(old)
+    assert all(data["contract"]["evidence"][eid]["superseded"] for eid in old)
+    assert {data["contract"]["evidence"][eid]["current_revision"] for eid in old} == {3}
+    # An answer resting on what the caller may not see is not theirs to open.
+    legal = make_user("legal", "hukum", reviewer=True)
+    hidden = question_ask(text="Berapa peserta webinar Kemilau untuk tim hukum?", user=legal).answer
+    response = client.get(reverse("api-answer", args=[hidden.pk]))
+    assert response.status_code == 404 and response.json() == {"error": "jawaban tidak ditemukan"}

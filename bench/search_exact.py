@@ -18,6 +18,12 @@ mode, as the case's user, it prints, before → after:
 - **floored**: questions whose best hit is under the floor (the same before
   and after: the floor did not move).
 
+Whole questions seldom fall under the floor; bare terms do (``crypto-shredding``
+alone). So it also searches, alone, each term of those questions an editor
+would type into the search box — each identifier and each word the model's
+vocabulary does not hold whole, four letters or more — counting the gold of
+the question it came from (a bare term may rightly find other documents too).
+
 And the cost: of off-topic queries (IDK-MRC *valid* questions and random
 letter strings, as in bench/search_floor.py), the share the desk keeps
 quiet (shows nothing) before and after, for rare-word limits 1, 3, 5, 10.
@@ -48,7 +54,14 @@ from django.contrib.auth import get_user_model  # noqa: E402
 
 from retrieval.models import Document  # noqa: E402
 from retrieval.search import search  # noqa: E402
-from review.desk.search_floor import RARE_CHUNKS, floor_check, matched_well  # noqa: E402
+from review.desk.search_floor import (  # noqa: E402
+    RARE_CHUNKS,
+    floor_check,
+    identifier,
+    matched_well,
+    query_words,
+    whole_in_vocabulary,
+)
 
 K8S = ROOT.parent / "shared" / "datasets" / "k8s-id-editor" / "dev.jsonl"
 MODES = ("hybrid", "vector")
@@ -56,6 +69,15 @@ MODES = ("hybrid", "vector")
 
 def _cases(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _bare_terms(cases: list[dict]) -> list[dict]:
+    terms = {}
+    for case in cases:
+        for word in query_words(case["question"]):
+            if len(word) >= 4 and (identifier(word) or not whole_in_vocabulary(word)):
+                terms.setdefault(word.lower(), {**case, "question": word})
+    return list(terms.values())
 
 
 def _shown(question: str, reader, mode: str, collection: str, rare: int) -> tuple[list, list, bool]:  # noqa: ANN001
@@ -82,7 +104,7 @@ def _row(label: str, cases: list[dict], users: dict, collection: str, mode: str)
             totals[name][2] += any(h.document in gold for h in hits)
     b, a = totals["before"], totals["after"]
     print(
-        f"{label:<34} {mode:<7} {len(cases):>4} {floored:>8}"
+        f"{label:<40} {mode:<7} {len(cases):>4} {floored:>8}"
         f"  {b[0]:>4} → {a[0]:<4} {b[1]:>3} → {a[1]:<3} {b[2]:>3} → {a[2]:<3}"
     )
 
@@ -93,7 +115,7 @@ def main() -> None:
     args = parser.parse_args()
     users = {u.username: u for u in get_user_model().objects.all()}
     print(f"floor {settings.NALARKU_SEARCH_FLOOR}, rare word: at most {RARE_CHUNKS} visible chunks hold it")
-    print(f"{'set':<34} {'mode':<7} {'n':>4} {'floored':>8}  {'hits':^11} {'any':^9} {'gold':^9}")
+    print(f"{'set':<40} {'mode':<7} {'n':>4} {'floored':>8}  {'hits':^11} {'any':^9} {'gold':^9}")
     editor_dev = _cases(ROOT / "demo" / "editor-dev.jsonl")
     sets = [
         ("editor-dev exact_string", [c for c in editor_dev if c["category"] == "exact_string"], "editorial"),
@@ -108,6 +130,14 @@ def main() -> None:
         ]
     else:
         print("(the k8s-id-editor archive is not indexed in this data directory: editor-dev only)")
+    # The terms of those questions an editor would type alone into the
+    # search box: each identifier, and each word the model's vocabulary
+    # does not hold whole, of the keyword and exact_string questions.
+    sets += [
+        (f"{label}: bare terms", _bare_terms(cases), collection)
+        for label, cases, collection in list(sets)
+        if "all" not in label
+    ]
     for label, cases, collection in sets:
         for mode in MODES:
             _row(label, cases, users, collection, mode)

@@ -11,8 +11,9 @@ The answer engine does not use this: it weighs the evidence itself.
 The floor never hides an exact match. A hit that holds, verbatim, an
 identifier of the query (a word with digits or code punctuation:
 ``CVE-2026-1234``, ``ERR_SYNC_CONFLICT``, ``foo.bar=baz``) or a
-word of the query that few chunks the reader may see hold at all (a rare
-term: ``crypto-shredding``) is what the editor typed, found; a short
+word of the query that few chunks the reader may see hold at all and the
+embedding model's vocabulary does not hold whole (a rare term:
+``crypto-shredding``) is what the editor typed, found; a short
 embedding of a bare term is often far from every chunk that holds it
 (measured in ``bench/search_exact.py``). Such hits are shown above the
 floor's message, in semantic mode too (there the lexical arm is asked for
@@ -27,6 +28,7 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 
+from retrieval.embeddings import token_count
 from retrieval.search import Hit, SearchResponse, search, visible_chunk_counts
 
 # A word of the query: letters and digits, joined by the punctuation of
@@ -56,6 +58,19 @@ def identifier(word: str) -> bool:
     return bool(_CODE_MARKS & set(word)) or (has_digit and not word.isdigit())
 
 
+def whole_in_vocabulary(word: str) -> bool:
+    """Whether the embedding model's vocabulary holds the word as one piece.
+    Everyday words do (``siapa``, ``sistem``, ``pasar``); a term it must
+    spell out in pieces (``crypto-shredding``, ``idempotensi``) is one its
+    embedding represents poorly, which is when a low similarity means the
+    least. Measured in bench/search_exact.py: without this, everyday words
+    that happen to be rare in a small archive let a quarter of off-topic
+    questions past the floor."""
+    # The empty query is the prefix, the specials and a lone "▁", which a
+    # one-piece word takes the place of.
+    return token_count(word) <= token_count("")
+
+
 def query_words(query: str) -> list[str]:
     return list(dict.fromkeys(_WORD.findall(query)))
 
@@ -81,7 +96,7 @@ def exact_words(
     rare = RARE_CHUNKS if rare is None else rare
     words = query_words(query)
     found = [w for w in words if identifier(w)]
-    plain = [w for w in words if not identifier(w) and len(w) >= 3]
+    plain = [w for w in words if not identifier(w) and len(w) >= 3 and not whole_in_vocabulary(w)]
     counts = visible_chunk_counts(
         plain, reader, cap=rare + 1, collection=collection, include_superseded=include_superseded
     )

@@ -8,7 +8,14 @@ import re
 import pytest
 
 from retrieval.search import search, visible_chunk_counts
-from review.desk.search_floor import exact_words, figures, floor_check, holds_verbatim, identifier
+from review.desk.search_floor import (
+    exact_words,
+    figures,
+    floor_check,
+    holds_verbatim,
+    identifier,
+    whole_in_vocabulary,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -34,6 +41,7 @@ def archive(make_revision):
             title=f"Catatan {n}",
             public=True,
         )
+    make_revision("# Belanja\n\nHarga sayur di pasar naik.", key="S8", title="Catatan belanja", public=True)
     # Hidden from the reader: it must neither be shown nor count.
     make_revision(
         "# Rahasia\n\nMemo crypto-shredding internal; crypto-shredding tim hukum.",
@@ -83,6 +91,11 @@ def test_rare_words_are_counted_over_what_the_reader_may_see(archive, make_user)
     assert visible_chunk_counts(["sinkronisasi"], reader, cap=2)["sinkronisasi"] == 2
     words = exact_words("apa itu crypto-shredding dan sinkronisasi", reader)
     assert words == ["crypto-shredding"]  # sinkronisasi is in five chunks: not rare
+    # An everyday word is never "a rare term", however few chunks hold it.
+    assert visible_chunk_counts(["pasar"], reader, cap=10)["pasar"] == 1
+    assert exact_words("siapa pasar", reader) == []
+    assert whole_in_vocabulary("siapa") and whole_in_vocabulary("sistem")
+    assert not whole_in_vocabulary("crypto-shredding") and not whole_in_vocabulary("idempotensi")
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "vector"])
@@ -108,6 +121,9 @@ def test_common_words_under_the_floor_still_show_nothing(client, archive, make_u
     assert "Tidak ada hasil yang cukup relevan" in page and 'class="hit' not in page
     page = client.get("/cari/", {"q": "panduan penyimpanan berkas", "mode": "hybrid", "semua": "1"}).content.decode()
     assert 'class="hit' in page
+    # One chunk holds "pasar", verbatim: an everyday word, so still nothing shown.
+    page = client.get("/cari/", {"q": "pasar", "mode": "hybrid"}).content.decode()
+    assert "Tidak ada hasil yang cukup relevan" in page and 'class="hit' not in page
 
 
 def test_the_floor_applies_as_before_when_the_best_hit_matches_well(archive, make_user):

@@ -436,6 +436,8 @@ def report_html(report: Report, *, inline: bool, image_dir: str = "", technical:
             body.append(_technical([_html_table(t) for t in detail]))
         else:
             body += [_html_table(t) for t in detail]
+        if not plain and not detail and not figures and not section.technical:
+            body.append(f"<p><em>{NO_DATA}</em></p>")  # nothing this reader may see yet
         parts.append(f"<h2>{html.escape(section.title)}</h2>")
         parts += body + figures
     return "\n".join(parts)

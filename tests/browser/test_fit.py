@@ -10,11 +10,12 @@ import os
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from review.answers.pipeline import question_ask
 from review.desk.reviewing import claim_review
-from review.models import ClaimEvidence
+from review.models import ClaimEvidence, EvidenceLookup, Question
 
 from .test_editor_flow import login
 from .test_tables_phone import WIDE_TABLE
@@ -44,6 +45,10 @@ MEASURE = """() => {
     }
     box.scrollLeft = 0;
   }
+  for (const label of document.querySelectorAll('svg.chart text')) {
+    const svg = label.closest('svg').getBoundingClientRect(), r = label.getBoundingClientRect();
+    if (r.left < svg.left - 1 || r.right > svg.right + 1) problems.push('chart label cut: ' + label.textContent);
+  }
   for (const text of document.querySelectorAll('.claim-text')) {
     const r = text.getBoundingClientRect();
     if (text.scrollWidth > text.clientWidth + 1 || r.right > width + 1) problems.push('claim text cut: ' + text.id);
@@ -71,6 +76,20 @@ def test_claim_cards_and_evidence_tables_fit(page: Page, live_server, make_user,
     cited = ClaimEvidence.objects.filter(claim__answer=answer, chunk__kind="table").first()
     assert cited is not None, answer.contract  # the answer quotes the wide table
     claim_review(claim=cited.claim, reviewer=editor, status="needs_review", note="kolom terakhir dicek")
+    # A long lookup under a long category, so the /waktu/ chart draws its widest value label.
+    Question.objects.filter(answers=answer).update(category="ketersediaan fitur untuk semua pelanggan korporat")
+    now = timezone.now()
+    EvidenceLookup.objects.update_or_create(
+        editor=editor,
+        claim=cited.claim,
+        defaults={
+            "shown_at": now,
+            "decided_at": now,
+            "duration_ms": 1_234_567,
+            "looked_ms": 1_234_567,
+            "outcome": "needs_review",
+        },
+    )
 
     page.set_viewport_size({"width": width, "height": 900})
     login(page, live_server.url, "editor")
@@ -85,6 +104,8 @@ def test_claim_cards_and_evidence_tables_fit(page: Page, live_server, make_user,
     for name, path in pages.items():
         page.goto(live_server.url + path)
         expect(page.locator("main h1").first).to_be_visible()
+        if name == "lookups":
+            expect(page.locator("svg.chart text").first).to_be_visible()
         if name == "answer":
             row = page.locator(f"#claim-{cited.claim_id}")
             expect(row.locator(".table-scroll mark.cited").first).to_be_attached()

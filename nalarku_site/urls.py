@@ -40,6 +40,8 @@ urlpatterns = [
     path("api/", review_api.api.urls),
     path("masuk/", auth_views.LoginView.as_view(), name="login"),
     path("keluar/", accounts.LogoutView.as_view(), name="logout"),
+    # The admin's "Keluar" posts here: the same sign-out, which says so.
+    path("admin/logout/", accounts.LogoutView.as_view()),
     path("admin/", admin.site.urls),
     # Load-balancer probes: no login, no detail (nalarku_site/health.py).
     path("healthz", health.healthz, name="healthz"),

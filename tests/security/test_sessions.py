@@ -25,6 +25,14 @@ def test_signing_out_says_so_on_the_login_page(client, make_user):
     assert "Anda sudah keluar." not in client.post(reverse("logout"), follow=True).content.decode()
 
 
+def test_signing_out_of_the_admin_says_so_too(client, make_user):
+    client.force_login(make_user("boss", is_staff=True, is_superuser=True))
+    response = client.post(reverse("admin:logout"), follow=True)
+    assert response.redirect_chain[-1][0] == reverse("login")
+    assert "Anda sudah keluar." in response.content.decode()
+    assert client.get(reverse("admin:index")).status_code == 302  # signed out indeed
+
+
 def test_a_failed_login_keeps_the_username_and_focuses_the_password(client, make_user):
     make_user("editor")
     html = client.post(reverse("login"), {"username": "editor", "password": "salah"}).content.decode()

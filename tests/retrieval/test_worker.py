@@ -3,9 +3,11 @@ celery.contrib.testing, and a prefork worker in its own process."""
 
 from __future__ import annotations
 
+import logging
 import re
 import subprocess
 import time
+from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -15,7 +17,7 @@ from nalarku_site.celery import app as celery_app
 from retrieval.ingestion import RevisionInput, revision_submit
 from retrieval.models import Revision, RevisionScan
 from retrieval.ocr import ocr_available
-from retrieval.tasks import index_after_commit, sweep
+from retrieval.tasks import index_after_commit, index_later, sweep
 from tests.retrieval.test_pdf_docx import LETTER, letter_scan
 from tests.workers import worker_process
 
@@ -51,18 +53,34 @@ def test_saved_revision_is_indexed_by_a_real_worker(purged_queue):
     assert Revision.objects.get(pk=revision.pk).chunks.get().key == "W1:r1:p1"
 
 
-def test_broker_down_at_save_then_swept_when_it_returns(purged_queue):
+@contextmanager
+def broker_at(url: str):
+    """The app publishes to ``url`` inside the block. Both pools go on the
+    way in and on the way out: a producer pool made by an earlier test keeps
+    its connection to the live broker, and a task "sent while the broker is
+    down" would reach it (this test's old flake: the worker then indexed the
+    revision before the sweep could find it pending, one run in four)."""
     good_url = celery_app.conf.broker_url
-    celery_app.conf.broker_url = "redis://127.0.0.1:1/0"  # nothing listens there
-    celery_app._pool = None
-    try:
-        revision = submit("W2", "# Tertunda\n\nDisimpan saat Redis mati.")
-    finally:
-        # Switching the URL is this test's way of taking the broker away: the
-        # connection pool and the producer pool made for the dead URL go too.
-        celery_app.conf.broker_url = good_url
+
+    def fresh_pools() -> None:
         celery_app._pool = None
         celery_app.amqp._producer_pool = None
+
+    celery_app.conf.broker_url = url
+    fresh_pools()
+    try:
+        yield
+    finally:
+        celery_app.conf.broker_url = good_url
+        fresh_pools()
+
+
+def test_broker_down_at_save_then_swept_when_it_returns(purged_queue, caplog):
+    index_later(0)  # a producer pool on the live broker, as any earlier test leaves one
+    with broker_at("redis://127.0.0.1:1/0"), caplog.at_level(logging.WARNING, logger="retrieval.tasks"):
+        revision = submit("W2", "# Tertunda\n\nDisimpan saat Redis mati.")
+    # The broker really was away: the hand-off failed, nothing was queued.
+    assert f"revision {revision.pk} stays pending" in caplog.text
     revision.refresh_from_db()
     assert revision.status == "pending"  # saved, nothing lost
 

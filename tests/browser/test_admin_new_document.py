@@ -18,7 +18,7 @@ from .test_editor_flow import login
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
-def test_add_a_document_with_its_first_revision(page, live_server, make_user, worker, tmp_path):
+def test_add_a_document_with_its_first_revision(page, live_server, make_user, worker, tmp_path, shoot):
     SourceType.ensure("documentation")
     make_user("boss", is_staff=True, is_superuser=True)
     pdf = tmp_path / "retensi.pdf"
@@ -35,6 +35,7 @@ def test_add_a_document_with_its_first_revision(page, live_server, make_user, wo
     # The format follows the file, before anything is sent.
     expect(page.locator("#id_format")).to_have_value("pdf")
     expect(page.locator(".format-follows")).to_contain_text("retensi.pdf")
+    shoot(page, "admin-new-document")
     page.get_by_role("button", name="Simpan", exact=True).click()
 
     page.wait_for_url(re.compile(r"/admin/retrieval/document/\d+/change/$"))
@@ -42,6 +43,7 @@ def test_add_a_document_with_its_first_revision(page, live_server, make_user, wo
     row = page.locator("#revisions-group tbody tr").first
     expect(row).to_contain_text("N7:r1")
     expect(row).to_contain_text(re.compile(r"Menunggu|Sedang diindeks|Aktif"))
+    shoot(page, "admin-new-document-saved")
     revision = Revision.objects.get(document__key="N7")
     assert revision.format == "pdf"
     # Indexed by the worker: the document page says so after a reload.

@@ -35,7 +35,7 @@ def test_api_docs_render_for_a_logged_in_user(page, live_server, demo_subset):
     assert not errors, errors
 
 
-def test_try_it_out_asks_with_the_session(page, live_server, demo_subset):
+def test_try_it_out_asks_with_the_session(page, live_server, demo_subset, shoot):
     requests: list[dict] = []
     page.on("request", lambda r: requests.append(r.headers) if r.url.endswith("/api/ask") else None)
     login(page, live_server.url, "pembaca")
@@ -58,3 +58,4 @@ def test_try_it_out_asks_with_the_session(page, live_server, demo_subset):
     for english in ENGLISH:
         assert english not in text, english
     expect(ask.get_by_role("button", name="Bersihkan")).to_be_visible()
+    shoot(page, "api-docs-try-it-out")

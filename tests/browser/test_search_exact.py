@@ -31,7 +31,7 @@ def archive(transactional_db, make_user):
 
 
 @pytest.mark.parametrize("mode", ["Hibrida", "Semantik"])
-def test_a_term_held_verbatim_is_shown_under_the_floor(page, live_server, archive, mode):
+def test_a_term_held_verbatim_is_shown_under_the_floor(page, live_server, archive, mode, shoot):
     login(page, live_server.url, "editor")
     page.goto(f"{live_server.url}/cari/")
     page.get_by_label("Kata kunci atau pertanyaan").fill("crypto-shredding")
@@ -46,6 +46,7 @@ def test_a_term_held_verbatim_is_shown_under_the_floor(page, live_server, archiv
     message = page.locator("#results .empty").inner_text()
     best, bar = re.search(r"kemiripannya ([\d,]+), di bawah ambang ([\d,]+)", message).groups()
     assert float(best.replace(",", ".")) < float(bar.replace(",", "."))
+    shoot(page, f"search-exact-{mode.lower()}")
     # The rest on request, as before.
     page.get_by_role("link", name="tampilkan semua").click()
     expect(page.locator(".hit")).to_have_count(10)

@@ -110,6 +110,10 @@ def test_an_exact_match_is_shown_whatever_the_floor(client, archive, make_user, 
     best, bar = re.search(r"kemiripannya ([\d,]+), di bawah ambang ([\d,]+)", page).groups()
     assert float(best.replace(",", ".")) < float(bar.replace(",", ".")) == 0.999
 
+    # The exact match first, then what the floor hides; the same as an htmx partial.
+    assert page.index("S1:r1:p") < page.index("Hasil lain tidak cukup relevan")
+    partial = client.get("/cari/", {"q": "crypto-shredding", "mode": mode}, HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in partial and "S1:r1:p" in partial and "di bawah ambang 0,999" in partial
     page = client.get("/cari/", {"q": "ERR_SYNC_CONFLICT", "mode": mode}).content.decode()
     assert "S2:r1:p" in page and "<q>ERR_SYNC_CONFLICT</q>" in page
 

@@ -42,7 +42,7 @@
     "Links": "Tautan",
     "No links": "Tanpa tautan",
     "Example Value": "Contoh nilai",
-    "Example Value ": "Contoh nilai",
+    "Edit Value": "Ubah nilai",
     "Schema": "Skema",
     "Schemas": "Skema",
     "Server response": "Respons server",
@@ -62,6 +62,7 @@
     "Expand all": "Buka semua",
     "Collapse all": "Tutup semua",
     "Failed to fetch.": "Gagal mengambil.",
+    "default": "Operasi",
   };
   var SKIP = "pre, code, textarea, input, select, .microlight, .model-box, .response-col_description__inner";
 

@@ -18,7 +18,16 @@ from .test_editor_flow import login
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
-ENGLISH = ("Try it out", "Execute", "Authorize", "Parameters", "Responses", "Request body", "Example Value")
+ENGLISH = (
+    "Try it out",
+    "Execute",
+    "Authorize",
+    "Parameters",
+    "Responses",
+    "Request body",
+    "Example Value",
+    "Edit Value",
+)
 
 
 def test_api_docs_render_for_a_logged_in_user(page, live_server, demo_subset):
@@ -58,4 +67,7 @@ def test_try_it_out_asks_with_the_session(page, live_server, demo_subset, shoot)
     for english in ENGLISH:
         assert english not in text, english
     expect(ask.get_by_role("button", name="Bersihkan")).to_be_visible()
+    # One written by Swagger UI's stylesheet, not its markup.
+    after = ask.locator(".parameter__name.required").first.evaluate("el => getComputedStyle(el, '::after').content")
+    assert after == '"wajib"', after
     shoot(page, "api-docs-try-it-out")

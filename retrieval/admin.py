@@ -151,7 +151,7 @@ class UploadInput(forms.ClearableFileInput):
 
 def upload_field() -> forms.FileField:
     return forms.FileField(
-        label="berkas",
+        label="Berkas",
         required=False,
         widget=UploadInput,
         help_text="PDF (hasil pindai dibaca dengan OCR), DOCX, Markdown, HTML atau teks; "
@@ -167,14 +167,14 @@ class DocumentAddForm(forms.ModelForm):
 
     upload = upload_field()
     content = forms.CharField(
-        label="isi",
+        label="Isi",
         required=False,
         widget=forms.Textarea(attrs={"rows": 12}),
         help_text="Teks revisi pertama (Markdown, HTML atau teks biasa), atau unggah berkas di atas.",
     )
-    format = forms.ChoiceField(label="format", choices=ContentFormat.choices, initial=ContentFormat.MARKDOWN)
+    format = forms.ChoiceField(label="Format", choices=ContentFormat.choices, initial=ContentFormat.MARKDOWN)
     document_date = forms.DateField(
-        label="tanggal dokumen",
+        label="Tanggal dokumen",
         required=False,
         widget=admin.widgets.AdminDateWidget,
         help_text="Kapan dokumen ini terbit atau berlaku (bukan tanggal diunggah).",

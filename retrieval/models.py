@@ -166,8 +166,21 @@ class Document(models.Model):
         ],
     )
     fetch_error = models.TextField(verbose_name="galat pengambilan", blank=True)
-    etag = models.CharField(verbose_name="ETag", max_length=500, blank=True)
-    last_modified = models.CharField(verbose_name="Last-Modified", max_length=100, blank=True)
+    # What the server said of the version last fetched, sent back on the next
+    # fetch so an unchanged page answers 304 and is not downloaded again.
+    etag = models.CharField(
+        verbose_name="tanda versi server",
+        max_length=500,
+        blank=True,
+        help_text="Penanda versi dari server (ETag); dikirim kembali saat mengambil ulang, "
+        "agar halaman yang tidak berubah tidak diunduh lagi.",
+    )
+    last_modified = models.CharField(
+        verbose_name="terakhir diubah menurut server",
+        max_length=100,
+        blank=True,
+        help_text="Waktu terakhir diubah yang dikirim server (Last-Modified), dipakai dengan cara yang sama.",
+    )
     created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
     updated_at = models.DateTimeField(verbose_name="diperbarui", auto_now=True)
 

@@ -231,14 +231,19 @@ def _latency_section(answers: QuerySet[Answer]) -> Section:
 
 
 def _lookup_section(claims: QuerySet[Claim]) -> Section:
+    # The definition is review/desk/lookups.py's, said as /waktu/ says it.
     section = Section(
-        "Waktu mencari bukti", "Dari membuka bukti klaim (atau melihat jawaban) sampai keputusan editor, dalam detik."
+        "Waktu mencari bukti",
+        "Waktu editor benar-benar melihat bukti sebuah klaim sampai memutuskannya: hanya selama klaim tampak "
+        "di tab yang sedang dibuka dan editor aktif dalam semenit terakhir, dijumlahkan bila dibuka lagi. "
+        "Satu catatan per editor per klaim; keputusan tanpa halaman jawaban (mis. lewat API) tidak diukur "
+        "dan tidak dihitung. Dalam detik.",
     )
     for by in ("editor", "category"):
-        stats = lookup_stats(by, claims=claims)
+        stats = lookup_stats(by, claims=claims)  # measured records only: an empty duration is "not measured"
         section.tables.append(
             Table(
-                [BY_LABELS[by], "keputusan", "median s", "p90 s", "didukung", "perlu ditinjau"],
+                [BY_LABELS[by], "klaim", "median s", "p90 s", "didukung", "perlu ditinjau"],
                 [
                     [
                         s.label,

@@ -135,9 +135,21 @@ class ClaimAdmin(ByVisibleClaims, admin.ModelAdmin):
 
 @admin.register(EvidenceLookup)
 class EvidenceLookupAdmin(ReaderScoped, admin.ModelAdmin):
-    list_display = ("id", "editor", "claim", "shown_at", "opened_at", "decided_at", "duration_ms", "outcome")
+    # The desk's page measured these (review/desk/lookups.py): shown, kept for audit, never edited.
+    FIELDS = (
+        "editor",
+        "claim",
+        "outcome",
+        "shown_at",
+        "seen_at",
+        "opened_at",
+        "decided_at",
+        "looked_ms",
+        "duration_ms",
+    )
+    list_display = ("id", *FIELDS)
     list_filter = ("outcome", "editor")
-    readonly_fields = ("editor", "claim", "shown_at", "opened_at", "decided_at", "duration_ms", "outcome")
+    readonly_fields = FIELDS
 
     def scope(self, queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
         return queryset.filter(claim__in=claims_visible_to(user))

@@ -395,11 +395,14 @@ def test_a_reader_without_the_right_sees_no_ones_notes_and_no_review_counts(worl
 
 
 def test_filter_choices_and_lookup_counts_come_only_from_what_the_viewer_may_see(world, make_user):
+    from review.desk.lookups import lookup_looked
     from review.desk.reviewing import claim_review
     from review.models import Claim, EvidenceLookup, Question
 
     Question.objects.filter(pk=world["answer"].question_id).update(category="rahasia-hukum")
-    claim_review(claim=Claim.objects.get(pk=world["claims"][0]), reviewer=world["insider"], status="supported")
+    claim = Claim.objects.get(pk=world["claims"][0])
+    lookup_looked(claim=claim, editor=world["insider"], looked_ms=3000, seen_ms=3000)  # as the page reports it
+    claim_review(claim=claim, reviewer=world["insider"], status="supported")
     assert EvidenceLookup.objects.filter(decided_at__isnull=False).exists()
     reviewer_outside = make_user("editor-luar", "peninjau")  # may review, may not see the memo
     insider, _ = reader(world["insider"])

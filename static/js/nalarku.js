@@ -34,7 +34,9 @@
     var plain = /^text\/plain/.test(xhr.getResponseHeader("Content-Type") || "");
     var message = plain && xhr.responseText ? xhr.responseText
       : (xhr.status === 401 ? "Sesi berakhir — masuk lagi." : "Tidak diizinkan.");
-    var login = xhr.status === 401 ? (xhr.getResponseHeader("X-Nalarku-Login") || "/masuk/") : null;
+    // A 403 for a session that changed (signed out or in as someone else in
+    // another tab) carries the login link too; a plain refusal does not.
+    var login = xhr.getResponseHeader("X-Nalarku-Login") || (xhr.status === 401 ? "/masuk/" : null);
     sayAt(event.detail.requestConfig ? event.detail.requestConfig.elt : event.detail.elt, message, login);
     if (login) {  // the nav's "Keluar (…)" no longer holds
       var logout = document.querySelector(".topbar nav form.inline");

@@ -1,7 +1,7 @@
 """Signing in and out in Debian's Chromium: a failed login keeps the
 username typed, signing out says "Anda sudah keluar", and a form sent from a
 tab whose session signed in again elsewhere is refused with a way to sign in
-that returns to the page."""
+that returns to the page — the page's own form and an htmx request alike."""
 
 from __future__ import annotations
 
@@ -37,6 +37,8 @@ def test_sign_in_out_and_a_changed_session(page, live_server, make_user):
     page.get_by_label("Kata sandi").fill("rahasia-uji")
     page.get_by_role("button", name="Masuk").click()
     page.goto(f"{base}/riwayat/")
+    asker = page.context.new_page()  # a third tab, its question sent by htmx
+    asker.goto(f"{base}/")
     other = page.context.new_page()
     other.goto(f"{base}/")
     other.get_by_role("button", name=re.compile(r"Keluar")).click()
@@ -45,6 +47,16 @@ def test_sign_in_out_and_a_changed_session(page, live_server, make_user):
     other.get_by_role("button", name="Masuk").click()
     expect(other.get_by_role("heading", name="Tanya arsip")).to_be_visible()
     other.close()
+
+    # htmx's 403 for the changed session says so in place, with the way back,
+    # and keeps what was typed.
+    asker.get_by_label("Pertanyaan").fill("Kapan Smart Sync tersedia?")
+    asker.get_by_role("button", name="Cari bukti dan susun jawaban").click()
+    flash = asker.locator("#flash")
+    expect(flash).to_contain_text("Sesi Anda berubah")
+    expect(flash.get_by_role("link", name="Masuk lagi")).to_have_attribute("href", "/masuk/?next=%2F")
+    expect(asker.get_by_label("Pertanyaan")).to_have_value("Kapan Smart Sync tersedia?")
+    asker.close()
 
     page.get_by_role("button", name=re.compile(r"Keluar")).click()
     expect(page.get_by_role("heading", name="Tidak diizinkan")).to_be_visible()

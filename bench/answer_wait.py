@@ -10,10 +10,11 @@ migrated here as ``make demo`` migrates), with Redis database 9 as the broker. L
 headless Chromium, asks two questions to warm both processes, then the
 first ``--questions`` answerable questions of demo/eval.jsonl one after
 another, each from the home page as an editor does: type, click, wait until
-the answer's claims (or its refusal) are on screen. One pass per
-``--poll-ms`` value (the progress page's poll interval,
+the answer's claims (or its refusal) are on screen. Each question is
+asked once per ``--poll-ms`` value (the progress page's poll interval,
 ``NALARKU_PROGRESS_POLL_MS``), each on a gunicorn of its own, the same
-worker and questions: the old interval beside the new, in one run.
+worker, in turn (who goes first alternates): the old interval beside the
+new, in one run, under the same load.
 
 Prints click-to-answer p50/p95 and where each question's time went, from
 the server's own records (same clock): **to the worker** (click → the
@@ -106,7 +107,8 @@ def ask(page, base: str, text: str) -> tuple[float, float, int]:  # noqa: ANN001
 STAGES = ("search", "context", "score", "read", "generate", "validate", "persist")  # the pipeline's own
 
 
-def one_pass(browser, base: str, asked: list[str]) -> list[dict]:  # noqa: ANN001
+def signed_in(browser, base: str):  # noqa: ANN001, ANN201
+    """A page of the editor's, signed in to the server at ``base``."""
     page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="id-ID")
     page.set_default_timeout(120_000)
     for _ in range(240):
@@ -121,26 +123,21 @@ def one_pass(browser, base: str, asked: list[str]) -> list[dict]:  # noqa: ANN00
     page.wait_for_url(f"{base}/")
     if not page.get_by_label("Pertanyaan").count():
         sys.exit(f"the home page has no question field:\n{page.inner_text('body')[:800]}")
-    for text in asked[:2]:  # warm: both gunicorn workers serve, the worker has answered
-        ask(page, base, text)
-    rows = []
-    for text in asked[2:]:
-        clicked, shown, pk = ask(page, base, text)
-        answer = Answer.objects.get(pk=pk)
-        work = sum(answer.timings_ms.get(stage, 0) for stage in STAGES) / 1000
-        saved = answer.created_at.timestamp()
-        rows.append(
-            {
-                "total": shown - clicked,
-                "to_worker": max(0.0, saved - work - clicked),
-                "answering": work,
-                "to_screen": shown - saved,
-                "stages": {stage: answer.timings_ms.get(stage, 0) / 1000 for stage in STAGES},
-            }
-        )
-        print(f"  {len(rows):>2}  {rows[-1]['total']:.2f} s  {text[:60]}", flush=True)
-    page.close()
-    return rows
+    return page
+
+
+def timed_ask(page, base: str, text: str) -> dict:  # noqa: ANN001
+    clicked, shown, pk = ask(page, base, text)
+    answer = Answer.objects.get(pk=pk)
+    work = sum(answer.timings_ms.get(stage, 0) for stage in STAGES) / 1000
+    saved = answer.created_at.timestamp()
+    return {
+        "total": shown - clicked,
+        "to_worker": max(0.0, saved - work - clicked),
+        "answering": work,
+        "to_screen": shown - saved,
+        "stages": {stage: answer.timings_ms.get(stage, 0) / 1000 for stage in STAGES},
+    }
 
 
 def main() -> int:
@@ -174,27 +171,40 @@ def main() -> int:
     worker = start([*celery, "--purge"], env, logs / "worker.log")
     asked = questions(args.questions + 2)
     results: dict[int, list[dict]] = {}
+    servers: dict[int, subprocess.Popen] = {}
+    bases: dict[int, str] = {}
+    pages: dict = {}
     from playwright.sync_api import sync_playwright
 
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-            for poll in [int(v) for v in args.poll_ms.split(",")]:
+            polls = [int(v) for v in args.poll_ms.split(",")]
+            for poll in polls:
                 port = free_port()
-                server = start(
+                servers[poll] = start(
                     [sys.executable, "-m", "gunicorn", "nalarku_site.wsgi", "--bind", f"{HOST}:{port}",
                      "--workers", str(args.web_workers), "--timeout", "120", "--log-level", "warning"],
                     {**env, "NALARKU_PROGRESS_POLL_MS": str(poll)},
                     logs / f"gunicorn-{poll}.log",
                 )  # fmt: skip
-                print(f"poll every {poll} ms: {len(asked) - 2} questions, gunicorn {args.web_workers} workers, "
-                      "Celery concurrency 1", flush=True)  # fmt: skip
-                try:
-                    results[poll] = one_pass(browser, f"http://{HOST}:{port}", asked)
-                finally:
-                    stop(server)
+                bases[poll] = f"http://{HOST}:{port}"
+                pages[poll] = signed_in(browser, bases[poll])
+                results[poll] = []
+                for text in asked[:2]:  # warm: both gunicorn workers serve, the worker has answered
+                    ask(pages[poll], bases[poll], text)
+            print(f"{len(asked) - 2} questions, each asked once per poll interval, in turn "
+                  f"(gunicorn {args.web_workers} workers each, one Celery worker, concurrency 1)", flush=True)  # fmt: skip
+            for n, text in enumerate(asked[2:]):
+                turn = polls[n % len(polls) :] + polls[: n % len(polls)]  # who goes first alternates
+                for poll in turn:
+                    results[poll].append(timed_ask(pages[poll], bases[poll], text))
+                said = "  ".join(f"{poll} ms {results[poll][-1]['total']:.2f} s" for poll in polls)
+                print(f"  {n + 1:>2}  {said}  {text[:50]}", flush=True)
             browser.close()
     finally:
+        for server in servers.values():
+            stop(server)
         stop(worker)
     print(f"\nclick to answer on screen, seconds ({datetime.now():%Y-%m-%d %H:%M}; p50 / p95):")
     print(f"  {'':<11}" + "".join(f"{f'poll {poll} ms':>18}" for poll in results))

@@ -21,7 +21,7 @@ from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from retrieval.models import Document
 from review.answers.contract import AnswerContract
 from review.desk.reviewing import Reader, claims_visible_to
-from review.models import Answer, Claim, ClaimEvidence
+from review.models import Answer, ClaimEvidence
 
 STALE_FILTER = "berubah"  # ?sumber=berubah on the review queue and history
 
@@ -73,23 +73,6 @@ def contract_now(contract: AnswerContract, reader: Reader) -> Freshness:
             update={"superseded": superseded, "current_revision": current if superseded else None}
         )
     return Freshness(contract.model_copy(update={"evidence": evidence}), changed)
-
-
-def claim_old_sources(*, claim: Claim, reader: Reader) -> list[tuple[str, int]]:
-    """The claim's evidence resting on a revision that is not its document's
-    active one now (evidence id, revision in force), from documents the reader
-    may see. A decision on such a claim asks the editor to confirm."""
-    rows = (
-        ClaimEvidence.objects.filter(
-            claim=claim,
-            document__in=Document.objects.visible_to(reader),
-            document__current_revision__isnull=False,
-        )
-        .exclude(revision_id=F("document__current_revision_id"))
-        .order_by("rank")
-        .values_list("evidence_id", "document__current_revision__number")
-    )
-    return list(rows)
 
 
 def stale_evidence(reader: Reader) -> QuerySet[ClaimEvidence]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from retrieval.models import Document
@@ -64,6 +64,23 @@ def claims_visible_to(reader: Reader) -> QuerySet[Claim]:
     return Claim.objects.filter(answer__in=answers).exclude(Exists(hidden))
 
 
+def claim_old_sources(*, claim: Claim, reader: Reader) -> list[tuple[str, int]]:
+    """The claim's evidence resting on a revision that is not its document's
+    active one now (evidence id, revision in force), from documents the reader
+    may see. A decision on such a claim asks the editor to confirm."""
+    rows = (
+        ClaimEvidence.objects.filter(
+            claim=claim,
+            document__in=Document.objects.visible_to(reader),
+            document__current_revision__isnull=False,
+        )
+        .exclude(revision_id=F("document__current_revision_id"))
+        .order_by("rank")
+        .values_list("evidence_id", "document__current_revision__number")
+    )
+    return list(rows)
+
+
 @transaction.atomic
 def claim_review(
     *, claim: Claim, reviewer: AbstractBaseUser, status: str, note: str = "", confirmed: bool = False
@@ -78,11 +95,8 @@ def claim_review(
         raise ValueError(
             f"Catatan paling banyak {NOTE_LIMIT} karakter (terkirim {len(note)}); tidak ada yang disimpan."
         )
-    if not confirmed:
-        from review.desk.freshness import claim_old_sources
-
-        if old := claim_old_sources(claim=claim, reader=reviewer):
-            raise OldSourcesUnconfirmed(old)
+    if not confirmed and (old := claim_old_sources(claim=claim, reader=reviewer)):
+        raise OldSourcesUnconfirmed(old)
     now = timezone.now()
     claim = Claim.objects.select_for_update().get(pk=claim.pk)
     claim.review_status, claim.review_note, claim.reviewer, claim.reviewed_at = status, note.strip(), reviewer, now

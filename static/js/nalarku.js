@@ -246,7 +246,9 @@
   var observer = "IntersectionObserver" in window ? new IntersectionObserver(function (entries) {
     entries.forEach(function (entry) {
       var clock = clocks[entry.target.getAttribute("data-lookup")];
-      if (clock && clock.row === entry.target) clock.onScreen = entry.isIntersecting;
+      if (!clock || clock.row !== entry.target) return;
+      clock.onScreen = entry.isIntersecting;
+      if (clock.onScreen) seen(clock, Date.now());
     });
   }) : null;
 
@@ -273,9 +275,15 @@
     Object.keys(clocks).forEach(function (url) {
       var clock = clocks[url];
       if (!clock.onScreen || !document.contains(clock.row)) return;
-      if (clock.firstSeen === null) clock.firstSeen = now;
-      else clock.looked += step;
+      if (seen(clock, now)) clock.looked += Math.min(step, now - clock.firstSeen);
     });
+  }
+
+  // The clock of a claim starts when it is first on screen in a visible tab
+  // (a decision made in the first second is measured too); false until then.
+  function seen(clock, now) {
+    if (clock.firstSeen === null && document.visibilityState === "visible") clock.firstSeen = now;
+    return clock.firstSeen !== null;
   }
 
   function report(clock) {

@@ -59,16 +59,16 @@ def test_hidden_tab_idle_window_and_a_reopened_answer_count_only_looking(browser
     answer = question_ask(text=QUESTION, user=demo_subset["editor"]).answer
     page, claim_pk = _open(browser, live_server.url, answer.pk)
 
-    _look(page, 6)  # the first tick sees the claim; 5 s counted
-    page.evaluate(HIDE, True)  # the tab hidden: the clock pauses, the 5 s go out in a beacon
-    assert 4500 <= _looked(claim_pk, 4500) <= 5500
+    _look(page, 6)  # on screen from the start: 6 s counted
+    page.evaluate(HIDE, True)  # the tab hidden: the clock pauses, the 6 s go out in a beacon
+    assert 5500 <= _looked(claim_pk, 5500) <= 6500
     page.clock.run_for(30_000)
     page.evaluate(HIDE, False)
     _look(page, 3)
     page.clock.run_for(150_000)  # nobody at the window: a minute counts at most
     page.goto(f"{live_server.url}/")  # leaving the page sends what is left
     first_visit = _looked(claim_pk, 60_000)
-    assert 64_000 <= first_visit <= 70_000, first_visit
+    assert 65_000 <= first_visit <= 71_000, first_visit
     page.context.close()
 
     # Reopened in a new session: 4 s, then "Didukung".
@@ -80,6 +80,6 @@ def test_hidden_tab_idle_window_and_a_reopened_answer_count_only_looking(browser
     expect(page.locator(f"#claim-{claim_pk} .decided")).to_be_visible()
     lookup = EvidenceLookup.objects.get(claim_id=claim_pk)
     assert lookup.outcome == "supported"
-    assert first_visit + 2500 <= lookup.duration_ms <= first_visit + 4500, (first_visit, lookup.duration_ms)
+    assert first_visit + 3500 <= lookup.duration_ms <= first_visit + 5000, (first_visit, lookup.duration_ms)
     assert EvidenceLookup.objects.filter(claim_id=claim_pk).count() == 1
     page.context.close()

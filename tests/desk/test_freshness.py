@@ -14,8 +14,7 @@ from django.contrib.auth.models import Group
 from django.urls import reverse
 
 from review.answers.pipeline import question_ask
-from review.desk.freshness import claim_old_sources
-from review.desk.reviewing import OldSourcesUnconfirmed, claim_review
+from review.desk.reviewing import OldSourcesUnconfirmed, claim_old_sources, claim_review
 from review.models import Claim, ClaimEvidence, ClaimReview, Question
 
 pytestmark = pytest.mark.django_db

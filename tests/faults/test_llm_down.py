@@ -20,7 +20,7 @@ from .conftest import ModelServer, RedisServer, launch_worker, stop_worker, use_
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 QUESTION = "Apakah fitur Sinar sudah tersedia untuk semua pelanggan?"
-LABEL = "Model bahasa tidak tersedia — jawaban ekstraktif"
+LABEL = "Model bahasa tidak tersedia — jawaban berupa kutipan dari sumber"
 
 
 @pytest.fixture(scope="module")

@@ -138,6 +138,7 @@ class Weak:
     floor: str
     exact: list[Hit] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
+    others: bool = True  # results besides the exact matches (the figures are theirs)
 
 
 def floor_check(
@@ -157,8 +158,12 @@ def floor_check(
     floor = settings.NALARKU_SEARCH_FLOOR if floor is None else floor
     if response.mode == "lexical" or not response.results or matched_well(response.results, floor):
         return None
-    best, floor_text = figures(best_similarity(response.results), floor)
     words = exact_words(response.query, reader, collection=collection, include_superseded=include_superseded, rare=rare)
+    # The message speaks of the results not shown: the exact matches (on any
+    # page) are shown whatever their similarity, so the figure is the best of the rest.
+    shown_anyway = {h.evidence_id for h in exact_hits(response.results, words)} if words else set()
+    others = [h for h in response.results if h.evidence_id not in shown_anyway]
+    best, floor_text = figures(best_similarity(others or response.results), floor)
     exact = exact_hits(shown, words) if words else []
     if words and response.mode == "vector":
         # The semantic arm alone may not reach them: ask the lexical one for
@@ -175,4 +180,4 @@ def floor_check(
         seen = {h.evidence_id for h in exact}
         exact += [h for h in exact_hits(lexical, words) if h.evidence_id not in seen]
     used = [w for w in words if any(holds_verbatim(h, w) for h in exact)]
-    return Weak(best=best, floor=floor_text, exact=exact, words=used)
+    return Weak(best=best, floor=floor_text, exact=exact, words=used, others=bool(others))

@@ -164,6 +164,6 @@ def test_search_keeps_its_query_and_mode_across_back(page, live_server, demo_sub
     page.get_by_role("button", name="Cari", exact=True).click()
     expect(page.locator("#results")).to_contain_text("Tidak ada hasil yang cukup relevan")
     assert page.locator(".hit").count() == 0
-    page.get_by_role("link", name="tampilkan tetap").click()
+    page.get_by_role("link", name="tetap tampilkan").click()
     expect(page.locator(".hit").first).to_be_visible()
     assert not errors, errors

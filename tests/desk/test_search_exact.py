@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth.models import User
 
 from retrieval.search import search, visible_chunk_counts
 from review.desk.search_floor import (
+    best_similarity,
     exact_words,
     figures,
     floor_check,
@@ -109,6 +111,12 @@ def test_an_exact_match_is_shown_whatever_the_floor(client, archive, make_user, 
     # The figures agree with the bar: the best reads lower than the floor.
     best, bar = re.search(r"kemiripannya ([\d,]+), di bawah ambang ([\d,]+)", page).groups()
     assert float(best.replace(",", ".")) < float(bar.replace(",", ".")) == 0.999
+    # ... and they are the figures of the results not shown, never the exact match's own.
+    reader = User.objects.get(username="pembaca")
+    rest = [
+        h for h in search("crypto-shredding", reader, k=10, mode=mode).results if not h.evidence_id.startswith("S1:")
+    ]
+    assert best == figures(best_similarity(rest), 0.999)[0]
 
     # The exact match first, then what the floor hides; the same as an htmx partial.
     assert page.index("S1:r1:p") < page.index("Hasil lain tidak cukup relevan")

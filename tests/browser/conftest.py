@@ -4,10 +4,13 @@ against pytest-django's live server, with a real Celery worker thread."""
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from celery.contrib.testing.worker import start_worker
+from django.core.signals import request_finished, request_started
 
 from nalarku_site.celery import app as celery_app
 from retrieval.ingestion import revision_index, revision_submit
@@ -37,13 +40,54 @@ def browser():
         browser.close()
 
 
+class _RequestsInFlight:
+    """Counts the live server's requests under way, from Django's own
+    request signals, so that a test's end can wait for the server to be
+    quiet."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def started(self, **kwargs) -> None:  # noqa: ANN003
+        with self.lock:
+            self.count += 1
+
+    def finished(self, **kwargs) -> None:  # noqa: ANN003
+        with self.lock:
+            self.count = max(0, self.count - 1)
+
+    def wait_quiet(self, timeout: float = 15.0, settle: float = 0.3) -> None:
+        deadline = time.monotonic() + timeout
+        quiet_since = None
+        while time.monotonic() < deadline:
+            if self.count == 0:
+                quiet_since = quiet_since or time.monotonic()
+                if time.monotonic() - quiet_since >= settle:
+                    return
+            else:
+                quiet_since = None
+            time.sleep(0.05)
+
+
+_in_flight = _RequestsInFlight()
+request_started.connect(_in_flight.started, dispatch_uid="browser-tests-started")
+request_finished.connect(_in_flight.finished, dispatch_uid="browser-tests-finished")
+
+
 @pytest.fixture
-def page(browser):
+def page(browser, live_server, transactional_db):
+    """A fresh browser context. It depends on the database so that it closes
+    before the test's tables are emptied, and it waits for the requests the
+    closing page still makes (the lookup clock's beacon, a progress poll)
+    to finish: a request reading while TRUNCATE takes its locks deadlocks
+    (CI saw it at a browser test's teardown)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="id-ID")
     context.set_default_timeout(90_000)
     page = context.new_page()
     yield page
     context.close()
+    _in_flight.wait_quiet()
 
 
 @pytest.fixture

@@ -110,6 +110,58 @@ def test_a_table_asks_for_its_cells_and_makes_near_misses_it_does_not_answer(tmp
     assert all(any(k in e.question and k not in e.passage for k in keys) for e in near_misses)
 
 
+COMMAND_PAGE = """# Mengelola taint
+
+Kamu dapat menghapus taint dari node dengan perintah berikut:
+
+```shell
+kubectl taint nodes node1 key:NoSchedule-
+```
+
+Syarat sebuah node menerima Pod tersebut adalah:
+
+- node memiliki label zona
+- node tidak sedang dikosongkan
+"""
+
+
+def test_an_announced_command_or_list_is_asked_by_its_lead_in_in_every_revision(tmp_path):
+    archive = tmp_path / "archive.jsonl"
+    older = COMMAND_PAGE.replace("Kamu dapat", "Sebelum versi 1.20, kamu dapat")
+    rows = [
+        {"doc_id": "C1", "title": "Taint", "content": older},
+        {"doc_id": "C1", "title": "Taint", "content": COMMAND_PAGE},
+        {
+            "doc_id": "C2",
+            "title": "Rahasia",
+            "content": "# Rahasia\n\nBuat secret baru dengan perintah ini:\n\n"
+            "```\nkubectl create secret generic kunci\n```\n",
+        },
+    ]
+    archive.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    examples = structure_examples(archive_pages(archive, count=words, max_tokens=256), "s", seed=3)
+    answered = [e for e in examples if e.answer]
+    said = {e.passage[e.answer[0] : e.answer[1]] for e in answered}
+    # The block's first line and the list's first item, exactly, in both revisions of C1.
+    assert {"kubectl taint nodes node1 key:NoSchedule-", "node memiliki label zona"} <= said
+    assert said <= {
+        "kubectl taint nodes node1 key:NoSchedule-",
+        "node memiliki label zona",
+        "kubectl create secret generic kunci",
+    }
+    assert sum("taint nodes" in e.passage[e.answer[0] : e.answer[1]] for e in answered) == 2
+    # A question keeps most of its lead-in's words, never the answer itself.
+    taint = [e for e in answered if "taint nodes" in e.passage[e.answer[0] : e.answer[1]]]
+    for e in taint:
+        said = "Kamu dapat menghapus taint dari node dengan perintah berikut"
+        lead = set(("Sebelum versi 1.20 " + said if "Sebelum" in e.passage else said).casefold().split())
+        kept = lead & set(e.question.casefold().replace(",", " ").split())
+        assert len(kept) >= len(lead) // 2 and "kubectl" not in e.question
+    # Its near miss is asked of another document's block of the same kind.
+    for e in (e for e in examples if e.answer is None and "taint" in e.question):
+        assert "kubectl create secret" in e.passage
+
+
 def test_the_passage_is_the_breadcrumb_then_the_text():
     assert passage_of("Judul", "Judul > Bagian", "Isi.") == ("Judul > Bagian\n\nIsi.", len("Judul > Bagian\n\n"))
     assert passage_of("Judul", "", "Isi.") == ("Judul\n\nIsi.", len("Judul\n\n"))

@@ -8,6 +8,14 @@ search-box keyword, English), and near misses are made the way IDK-MRC
 made its own, in the archive's terms: the same question about a row key of
 another table, or about the key with its number changed (another version,
 another code), asked of a passage that does not hold it.
+
+What a lead-in announces is asked by that lead-in: a code block (a
+command, an output, a manifest) or a list, as the answer units see them
+(``units.py``: the lead-in is the sentence ending in ":" before it).
+The question is the lead-in with some of its words left out (an editor
+never repeats the page's sentence whole) and the answer the block's first
+line or the list's first item; its near miss is the same question asked of
+another document's passage that announces a block of the same kind.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from __future__ import annotations
 import random
 import re
 
+from ..units import units_of
 from .examples import Example, Page
 
 _MARKUP = re.compile(r"[`*_]+")
@@ -83,6 +92,69 @@ def _question(key: str, column: str, value: str, style: int) -> str:
     return template.format(ask=ask, column=column.lower(), key=key, ask_tail=tail)
 
 
+# How an announced block or list is asked: Indonesian, a keyword, English, a frame.
+_ANNOUNCED = {
+    "code": ("Apa persisnya {gist}?", "{gist}", "What exactly is written for: {gist}?", "{gist}, persisnya bagaimana?"),
+    "item": ("{gist} apa saja?", "{gist}", "What are the items of: {gist}?", "Sebutkan {gist}."),
+}
+# A shorter lead-in ("Keluaran:", "Isinya seperti ini:") says too little to be asked by.
+_LEAD_MIN_WORDS = 4
+# The share of a lead-in's words an announced question keeps.
+_KEEP_WORDS = 0.7
+
+
+def _announced_facts(passage: str, at: int) -> list[tuple[str, str, int, int]]:
+    """(lead-in, kind, answer start, answer end) for each code block and
+    the first item of each list that a lead-in announces in a chunk's text
+    (``passage[at:]``): the block's first line, the item's text."""
+    text = passage[at:]
+    facts, seen = [], set()
+    for unit in units_of(text):
+        if unit.kind not in _ANNOUNCED:
+            continue
+        own = text[unit.start : unit.end]
+        first = next((line.strip() for line in own.splitlines() if line.strip()), "")
+        lead_end = unit.text.find(first) if first else -1
+        lead = _clean(unit.text[:lead_end]).rstrip(": \n") if lead_end > 0 else ""
+        if len(lead.split()) < _LEAD_MIN_WORDS or lead in seen or len(first) > 200:
+            continue
+        seen.add(lead)
+        start = at + unit.start + own.index(first)
+        facts.append((lead, unit.kind, start, start + len(first)))
+    return facts
+
+
+def _gist(lead: str, rng: random.Random) -> str:
+    words = lead.split()
+    kept = [w for w in words if rng.random() < _KEEP_WORDS] if len(words) > 4 else words
+    return " ".join(kept or words).strip(" ,.:")
+
+
+def _announced_examples(
+    pages: list[Page], source: str, rng: random.Random, weight: float, per_passage: int
+) -> list[Example]:
+    facts = [
+        [_announced_facts(passage, len(passage) - len(page.chunks[i].text)) for i, passage in enumerate(page.passages)]
+        for page in pages
+    ]
+    by_kind: dict[str, list[tuple[str, str]]] = {}
+    for page, found in zip(pages, facts, strict=True):
+        for passage, held in zip(page.passages, found, strict=True):
+            for kind in {kind for _, kind, *_ in held}:
+                by_kind.setdefault(kind, []).append((page.document, passage))
+    out = []
+    for page, found in zip(pages, facts, strict=True):
+        for passage, held in zip(page.passages, found, strict=True):
+            for lead, kind, start, end in held[:per_passage]:
+                style = rng.randrange(4)
+                question = _ANNOUNCED[kind][style].format(gist=_gist(lead, rng))
+                out.append(Example(question, passage, (start, end), source, weight))
+                elsewhere = [p for doc, p in by_kind.get(kind, []) if doc != page.document]
+                if elsewhere and rng.random() < 0.5:
+                    out.append(Example(question, rng.choice(elsewhere), None, source, weight))
+    return out
+
+
 def _changed_number(key: str, rng: random.Random) -> str | None:
     numbers = list(_NUMBER.finditer(key))
     if not numbers:
@@ -96,10 +168,16 @@ def _changed_number(key: str, rng: random.Random) -> str | None:
 
 
 def structure_examples(
-    pages: list[Page], source: str, *, per_passage: int = 6, seed: int = 0, weight: float = 1.0
+    pages: list[Page],
+    source: str,
+    *,
+    per_passage: int = 6,
+    seed: int = 0,
+    weight: float = 1.0,
+    announced: bool = True,
 ) -> list[Example]:
-    """Answered examples from each passage's table cells and key-value
-    lines, and about half as many near misses."""
+    """Answered examples from each passage's table cells, key-value lines
+    and announced blocks and lists, and about half as many near misses."""
     rng = random.Random(seed)
     keys_elsewhere = {
         (p.document, i): [k for k, *_ in _table_facts(passage) + _key_values(passage)]
@@ -129,4 +207,6 @@ def structure_examples(
                     other = rng.choice(others) if others else None
                 if other and other not in passage:
                     out.append(Example(_question(other, column, value, style), passage, None, source, weight))
+    if announced:
+        out += _announced_examples(pages, source, rng, weight, per_passage)
     return out

@@ -162,6 +162,21 @@ def test_an_announced_command_or_list_is_asked_by_its_lead_in_in_every_revision(
         assert "kubectl create secret" in e.passage
 
 
+def test_a_sentence_that_denies_answers_the_yes_no_question_without_its_negation(tmp_path):
+    archive = tmp_path / "archive.jsonl"
+    content = (
+        "# Keamanan etcd\n\nAutentikasi bawaan etcd saat ini tidak didukung oleh Kubernetes. "
+        "Klaster etcd sebaiknya dijalankan di jaringan yang terisolasi.\n"
+    )
+    archive.write_text(json.dumps({"doc_id": "E1", "title": "Keamanan etcd", "content": content}) + "\n")
+    examples = structure_examples(archive_pages(archive, count=words, max_tokens=256), "s", seed=2)
+    denials = [e for e in examples if e.answer and e.passage[e.answer[0] : e.answer[1]] == "tidak didukung"]
+    assert len(denials) == 1
+    question = denials[0].question
+    assert "autentikasi bawaan etcd saat ini didukung oleh Kubernetes" in question
+    assert "tidak" not in question.replace("ya atau tidak", "")
+
+
 def test_the_passage_is_the_breadcrumb_then_the_text():
     assert passage_of("Judul", "Judul > Bagian", "Isi.") == ("Judul > Bagian\n\nIsi.", len("Judul > Bagian\n\n"))
     assert passage_of("Judul", "", "Isi.") == ("Judul\n\nIsi.", len("Judul\n\n"))

@@ -16,6 +16,11 @@ The question is the lead-in with some of its words left out (an editor
 never repeats the page's sentence whole) and the answer the block's first
 line or the list's first item; its near miss is the same question asked of
 another document's passage that announces a block of the same kind.
+
+A sentence that denies ("… tidak didukung oleh Kubernetes") answers the
+yes/no question made by taking its negation out ("Apakah … didukung oleh
+Kubernetes?"), with the negation and the word it governs as the span, the
+way an editor's yes/no question is answered by the sentence that says no.
 """
 
 from __future__ import annotations
@@ -124,6 +129,49 @@ def _announced_facts(passage: str, at: int) -> list[tuple[str, str, int, int]]:
     return facts
 
 
+# Indonesian negation (grammar, not a domain's words) and the word it governs.
+_NEGATION = re.compile(r"\b(?:tidak|bukan|belum)\s+(?:akan\s+|dapat\s+|bisa\s+|boleh\s+|perlu\s+)?[^\W\d_]+", re.I)
+_YES_NO = ("Apakah {claim}?", "Benarkah {claim}?", "{claim}, ya atau tidak?", "Apa benar {claim}?")
+
+
+def _denials(passage: str, at: int) -> list[tuple[str, int, int]]:
+    """(yes/no question, span start, span end) for each sentence of a chunk's
+    text (``passage[at:]``) that denies once."""
+    text = passage[at:]
+    out = []
+    for unit in units_of(text):
+        if unit.kind != "sentence" or not 6 <= len(unit.text.split()) <= 40:
+            continue
+        said = text[unit.start : unit.end]
+        found = list(_NEGATION.finditer(said))
+        rendered = list(_NEGATION.finditer(unit.text))
+        if len(found) != 1 or len(rendered) != 1:
+            continue
+        m, r = found[0], rendered[0]
+        claim = (unit.text[: r.start()] + unit.text[r.start() :].split(None, 1)[1]).strip().rstrip(".")
+        claim = _clean(claim[:1].lower() + claim[1:])
+        out.append((claim, at + unit.start + m.start(), at + unit.start + m.end()))
+    return out
+
+
+def _denial_examples(
+    pages: list[Page], source: str, rng: random.Random, weight: float, per_passage: int
+) -> list[Example]:
+    everywhere = [(page.document, passage) for page in pages for passage in page.passages]
+    out = []
+    for page in pages:
+        for chunk, passage in zip(page.chunks, page.passages, strict=True):
+            found = _denials(passage, len(passage) - len(chunk.text))
+            rng.shuffle(found)
+            for claim, start, end in found[: max(1, per_passage // 3)]:
+                question = _YES_NO[rng.randrange(len(_YES_NO))].format(claim=claim)
+                out.append(Example(question, passage, (start, end), source, weight))
+                elsewhere = [p for doc, p in everywhere if doc != page.document]
+                if elsewhere and rng.random() < 0.3:
+                    out.append(Example(question, rng.choice(elsewhere), None, source, weight))
+    return out
+
+
 def _gist(lead: str, rng: random.Random) -> str:
     words = lead.split()
     kept = [w for w in words if rng.random() < _KEEP_WORDS] if len(words) > 4 else words
@@ -175,9 +223,10 @@ def structure_examples(
     seed: int = 0,
     weight: float = 1.0,
     announced: bool = True,
+    denials: bool = True,
 ) -> list[Example]:
-    """Answered examples from each passage's table cells, key-value lines
-    and announced blocks and lists, and about half as many near misses."""
+    """Answered examples from each passage's table cells, key-value lines,
+    announced blocks and lists and denying sentences, and near misses."""
     rng = random.Random(seed)
     keys_elsewhere = {
         (p.document, i): [k for k, *_ in _table_facts(passage) + _key_values(passage)]
@@ -209,4 +258,6 @@ def structure_examples(
                     out.append(Example(_question(other, column, value, style), passage, None, source, weight))
     if announced:
         out += _announced_examples(pages, source, rng, weight, per_passage)
+    if denials:
+        out += _denial_examples(pages, source, rng, weight, per_passage)
     return out

@@ -79,6 +79,12 @@ def _batches(features: list[Feature], batch: int, rng: random.Random) -> list[li
     return batches
 
 
+@dataclass(frozen=True)
+class Trained:
+    weights: dict[str, np.ndarray]  # the weights that changed (fp32 numpy, by graph name)
+    seconds: float  # training time, a resumed run's earlier runs included
+
+
 def train(
     features: list[Feature],
     *,
@@ -88,9 +94,10 @@ def train(
     device: str = "cpu",
     progress: Callable[[str], None] = print,
     start: dict[str, np.ndarray] | None = None,
-) -> dict[str, np.ndarray]:
-    """Train and return the weights that changed (fp32 numpy, by graph name);
-    ``start``: a trained reader's weights to go on from."""
+) -> Trained:
+    """Train and return the weights that changed and the time it took (the
+    checkpoint carries the time of the runs before a resume); ``start``: a
+    trained reader's weights to go on from."""
     torch.manual_seed(recipe.seed)
     model = TorchReader(source.shape, frozen=recipe.frozen)
     model.load_base(source.state())
@@ -117,13 +124,13 @@ def train(
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (total - s) / max(1, total - warmup)))
     )
     checkpoint = folder / "checkpoint.pt"
-    step = 0
+    step, earlier = 0, 0.0
     if checkpoint.exists():
         saved = torch.load(checkpoint, map_location=device)
         model.load_state_dict(saved["model"], strict=False)
         optimizer.load_state_dict(saved["optimizer"])
         scheduler.load_state_dict(saved["scheduler"])
-        step = saved["step"]
+        step, earlier = saved["step"], float(saved.get("seconds", 0.0))
         progress(f"melanjutkan dari checkpoint langkah {step}/{total}")
     autocast = device == "cuda" or torch.backends.mkldnn.is_available()
     started, tokens, losses, resumed = time.monotonic(), 0, [], step
@@ -175,10 +182,11 @@ def train(
                     "optimizer": optimizer.state_dict(),
                     "scheduler": scheduler.state_dict(),
                     "step": done,
+                    "seconds": earlier + time.monotonic() - started,
                 },
                 checkpoint,
             )
-    return {n: p.detach().float().cpu().numpy() for n, p in named}
+    return Trained({n: p.detach().float().cpu().numpy() for n, p in named}, earlier + time.monotonic() - started)
 
 
 def artefact_save(path: Path, weights: dict[str, np.ndarray], card: dict) -> None:

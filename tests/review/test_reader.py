@@ -100,3 +100,25 @@ def test_the_combined_probability_weighs_both_judges():
     assert combined({"reader": 0.0, "scorer": 1.0, "bias": 0.0}, 0.8, 0.1) == pytest.approx(0.1)
     both = combined({"reader": 1.0, "scorer": 1.0, "bias": 0.0}, 0.8, 0.8)
     assert both > 0.9  # two judges that agree are surer than either
+
+
+@pytest.mark.django_db
+def test_a_code_is_answered_by_the_row_that_holds_it(make_revision, make_user):
+    """reader-v3 puts its span for ERR_QX9 in the sibling row ("Kuota
+    penuh", ERR_QX8's); the row is named by its code, so the claim is the
+    row holding the code asked, read on its own."""
+    make_revision(
+        "# Kode galat\n\n| Kode | Arti |\n|---|---|\n| ERR_QX9 | Sesi kedaluwarsa, masuk lagi |\n"
+        "| ERR_QX8 | Kuota penuh |\n",
+        key="T1",
+        title="Tabel kode galat",
+        public=True,
+    )
+    editor = make_user("editor")
+    for code, meaning, other in (("ERR_QX9", "Sesi kedaluwarsa", "Kuota penuh"), ("ERR_QX8", "Kuota penuh", "Sesi")):
+        contract = ask(f"Apa arti kode {code}?", editor, "reader@reader-v3").contract
+        assert contract.status != "insufficient_evidence"
+        first = contract.claims[0].text
+        assert code in first and meaning in first and other not in first
+    # A code the archive does not hold is refused, whatever the reader reads.
+    assert ask("Apa arti kode ERR_QX7?", editor, "reader@reader-v3").contract.status == "insufficient_evidence"

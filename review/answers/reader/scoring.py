@@ -9,6 +9,14 @@ gets that span's calibrated probability, every other unit a small fraction
 of it (so claims are drawn from spans, not from words the question shares),
 and the evidence's probability of answering is the best span's. The bars
 (refuse, answer, support) are the reader's own, from its card.
+
+A row, field or list item is named by its key: a question naming a code
+("Apa arti kode ERR_QX9?") is answered by the row that holds the code. The
+reader, a small model, tells codes that differ in one digit apart poorly
+and can put its span in the sibling row ("ERR_QX8 — Kuota penuh"); where
+its span lies in such a unit without the question's code and another unit
+of the same kind in the chunk holds it, that unit is read on its own and
+its reading stands for the chunk.
 """
 
 from __future__ import annotations
@@ -21,12 +29,15 @@ from django.conf import settings
 from retrieval.search import Hit
 
 from ..scorer import Scored, ScoredUnit
+from ..text import fact_present, identifiers
 from .model import Reader, Reading
 from .windows import passage_of
 
 # A unit beside the best span of its chunk keeps this share of its probability:
 # it orders them after every span-holding unit and keeps them under the support bar.
 BESIDE_SPAN = 0.05
+# Units named by a key the question can name (a code, a version, a flag).
+KEYED = ("row", "field", "item")
 
 
 def evidence_read(reader: Reader, question: str, chunks: list[Hit], scored: Scored) -> Scored:
@@ -34,6 +45,13 @@ def evidence_read(reader: Reader, question: str, chunks: list[Hit], scored: Scor
     readings = dict(zip((h.evidence_id for h in chunks), reader.read(question, list(passages)), strict=True))
     shift = dict(zip((h.evidence_id for h in chunks), offsets, strict=True))
     holding = {h.evidence_id: _holding(scored, h, readings[h.evidence_id], shift[h.evidence_id]) for h in chunks}
+    codes = identifiers(question)
+    for hit in chunks if codes else []:
+        keyed = _keyed_instead(scored, hit, holding[hit.evidence_id], codes)
+        if keyed is not None:
+            passage, _ = passage_of(hit.title, hit.heading_path, keyed.unit.text)
+            readings[hit.evidence_id] = reader.read(question, [passage])[0]
+            holding[hit.evidence_id] = keyed
     units = []
     for s in scored.units:
         reading = readings[s.hit.evidence_id]
@@ -52,6 +70,25 @@ def evidence_read(reader: Reader, question: str, chunks: list[Hit], scored: Scor
         bars=bars_of(reader),
         judged_by=reader.name,
     )
+
+
+def _keyed_instead(scored: Scored, hit: Hit, held: ScoredUnit | None, codes: set[str]) -> ScoredUnit | None:
+    """The unit of ``hit`` of the held unit's kind that holds a code of the
+    question, when the held one (a row, field or item) holds none."""
+    if held is None or held.unit.kind not in KEYED or _holds(held, codes):
+        return None
+    return next(
+        (
+            s
+            for s in scored.units
+            if s.hit.evidence_id == hit.evidence_id and s.unit.kind == held.unit.kind and _holds(s, codes)
+        ),
+        None,
+    )
+
+
+def _holds(unit: ScoredUnit, codes: set[str]) -> bool:
+    return any(fact_present(code, unit.unit.text) for code in codes)
 
 
 def logit(p: float | None) -> float:

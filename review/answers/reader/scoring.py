@@ -10,13 +10,15 @@ of it (so claims are drawn from spans, not from words the question shares),
 and the evidence's probability of answering is the best span's. The bars
 (refuse, answer, support) are the reader's own, from its card.
 
-A row, field or list item is named by its key: a question naming a code
-("Apa arti kode ERR_QX9?") is answered by the row that holds the code. The
-reader, a small model, tells codes that differ in one digit apart poorly
-and can put its span in the sibling row ("ERR_QX8 — Kuota penuh"); where
-its span lies in such a unit without the question's code and another unit
-of the same kind in the chunk holds it, that unit is read on its own and
-its reading stands for the chunk.
+A table row or a field is named by its key (the row's first cell, the
+field's name): a question naming a code ("Apa arti kode ERR_QX9?") is
+answered by the row keyed by that code. The reader, a small model, tells
+codes that differ in one digit apart poorly and can put its span in the
+sibling row ("ERR_QX8 — Kuota penuh"); where its span lies in a row or
+field without the question's code and another of the chunk's units of the
+same kind has the code as its key, that unit is read on its own and its
+reading stands for the chunk. A code in a value cell ("Nomor model —
+Nilai: LX-700BT") names the table's subject, not a row: no move.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from .windows import passage_of
 # it orders them after every span-holding unit and keeps them under the support bar.
 BESIDE_SPAN = 0.05
 # Units named by a key the question can name (a code, a version, a flag).
-KEYED = ("row", "field", "item")
+KEYED = ("row", "field")
 
 
 def evidence_read(reader: Reader, question: str, chunks: list[Hit], scored: Scored) -> Scored:
@@ -73,22 +75,31 @@ def evidence_read(reader: Reader, question: str, chunks: list[Hit], scored: Scor
 
 
 def _keyed_instead(scored: Scored, hit: Hit, held: ScoredUnit | None, codes: set[str]) -> ScoredUnit | None:
-    """The unit of ``hit`` of the held unit's kind that holds a code of the
-    question, when the held one (a row, field or item) holds none."""
-    if held is None or held.unit.kind not in KEYED or _holds(held, codes):
+    """The unit of ``hit`` of the held unit's kind keyed by a code of the
+    question, when the held one (a row or field) holds none of them."""
+    if held is None or held.unit.kind not in KEYED or _holds(held.unit.text, codes):
         return None
     return next(
         (
             s
             for s in scored.units
-            if s.hit.evidence_id == hit.evidence_id and s.unit.kind == held.unit.kind and _holds(s, codes)
+            if s.hit.evidence_id == hit.evidence_id and s.unit.kind == held.unit.kind and _holds(_key(s), codes)
         ),
         None,
     )
 
 
-def _holds(unit: ScoredUnit, codes: set[str]) -> bool:
-    return any(fact_present(code, unit.unit.text) for code in codes)
+def _key(unit: ScoredUnit) -> str:
+    """A row's first cell (``units._row`` writes "key — column: value; …"
+    or "key; value; …"), a field's name."""
+    text = unit.unit.text
+    if unit.unit.kind == "field":
+        return text.split(":", 1)[0]
+    return text.split(" — ", 1)[0] if " — " in text else text.split("; ", 1)[0]
+
+
+def _holds(text: str, codes: set[str]) -> bool:
+    return any(fact_present(code, text) for code in codes)
 
 
 def logit(p: float | None) -> float:

@@ -53,6 +53,21 @@ def without_instructions(text: str) -> str:
     return "\n".join(piece for piece in _SENTENCE_END.split(plain(text)) if not is_instruction(piece))
 
 
+def instructions_blanked(text: str) -> str:
+    """``text`` with its sentences addressed to a model turned to spaces:
+    what the reader reads, each remaining character where it was (spans
+    and units keep their offsets), none of it able to sway the reading."""
+    out, at = [], 0
+    for mark in [*_SENTENCE_END.finditer(text), None]:
+        end = mark.start() if mark else len(text)
+        piece = text[at:end]
+        out.append(" " * len(piece) if is_instruction(piece) else piece)
+        if mark:
+            out.append(mark.group())
+            at = mark.end()
+    return "".join(out)
+
+
 _MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _MD_STRONG = re.compile(r"\*\*|__|`")
 _MD_EM = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")

@@ -426,7 +426,7 @@ NALARKU_PROGRESS_POLL_MS = int(os.environ.get("NALARKU_PROGRESS_POLL_MS", "250")
 # scorer's (answerer-v6) with degraded "reader_unavailable".
 NALARKU_READER = {
     "artefact": os.environ.get(
-        "NALARKU_READER_ARTEFACT", str(BASE_DIR / "review" / "answers" / "artefact" / "reader-v1")
+        "NALARKU_READER_ARTEFACT", str(BASE_DIR / "review" / "answers" / "artefact" / "reader-v3")
     ),
     # ONNX Runtime threads per process (0: as many as cores).
     "threads": int(os.environ.get("NALARKU_READER_THREADS", "0")),

@@ -11,7 +11,7 @@ and the best reading over them is checked:
 - line: the passage line around that span holds a key (a claim quotes its
   unit, about a line, so this is what an editor would be shown);
 - answered: that reading's calibrated probability reaches the artefact's
-  answer bar (its card's, or 0.85).
+  answer bar (``scoring.bars_of``: its card's, or the settings' override).
 
 Per category and overall, with each artefact's figures as a ratio of the
 first one's. The archive must be ingested in the data dir first (README,
@@ -57,6 +57,7 @@ def main() -> None:
     from review.answers.answer_keys import answer_in_claims
     from review.answers.generators import reader_path
     from review.answers.reader.model import reader_load
+    from review.answers.reader.scoring import bars_of
     from review.answers.reader.windows import passage_of
 
     rows = [json.loads(line) for line in args.file.read_text().splitlines() if line.strip()]
@@ -81,7 +82,7 @@ def main() -> None:
     results: dict[str, dict[str, list[tuple[bool, bool, bool]]]] = {}
     for name in names:
         reader = reader_load(Path(reader_path(name)))
-        bar = reader.bars.get("answer_at", 0.85)
+        bar = bars_of(reader)["answer_at"]
         started, per = time.perf_counter(), defaultdict(list)
         for row, passages in cases:
             if not passages:

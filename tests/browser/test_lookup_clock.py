@@ -2,7 +2,8 @@
 says what it measures). Time is Playwright's clock, moved by the test: an
 editor looks at a claim, hides the tab for 30 s, comes back, leaves the
 window idle for 150 s, leaves the page; opens the answer again in a new
-session and decides after 4 s. The record holds the seconds spent looking
+session and decides after 4 s. The page's clock is paused: real time does
+not flow, however loaded the machine. The record holds the seconds spent looking
 (a minute of the idle stretch at most), not the 190 s of wall time."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from .test_editor_flow import QUESTION, login
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
+START = 1_767_600_000_000  # 2026-01-05, in ms: any fixed instant
 HIDE = """hidden => {
   Object.defineProperty(document, "visibilityState", {configurable: true, get: () => hidden ? "hidden" : "visible"});
   document.dispatchEvent(new Event("visibilitychange"));
@@ -48,7 +50,11 @@ def _open(browser, base: str, answer_pk: int) -> tuple[Page, int]:  # noqa: ANN0
     context.set_default_timeout(60_000)
     page = context.new_page()
     login(page, base, "editor")
-    page.clock.install()
+    # Paused from the start, so only run_for moves the page's time: a loaded
+    # machine's own delays (page load, the beacon's round trip) are not
+    # looking, and the bands below hold however slow the host is.
+    page.clock.install(time=START)
+    page.clock.pause_at(START + 1000)
     page.goto(f"{base}/jawaban/{answer_pk}/")
     row = page.locator("[data-lookup]").first
     row.scroll_into_view_if_needed()

@@ -380,6 +380,10 @@ def start_worker(tmp_path: Path) -> Iterator[Callable[..., Worker]]:
         worker = launch_worker(tmp_path / f"{name}.log", env)
         started.append(worker)
         worker.wait_log(r"ready\.", timeout=60)
+        if (env or {}).get("NALARKU_WARM_START", os.environ.get("NALARKU_WARM_START", "1")) != "0":
+            # The pool's child loads the models before its first task
+            # (nalarku_site/warm.py): a test's clock starts once it has.
+            worker.wait_log(r"warm start in pid", timeout=180)
         return worker
 
     yield start

@@ -161,19 +161,13 @@ def _conflict(
     )
 
 
-# The units a claim could have been made of: the generator's candidates
-# (review.answers.generators.ExtractiveGenerator's claim ratio and claims).
-CANDIDATES = 5
-CANDIDATE_RATIO = 0.15
-
-
 def statements(chunks: list[Hit], claims: list[Claim], question: str, scored: Scored | None = None) -> dict[str, str]:
     """What each chunk asserts about the question: the claims citing it, or
     else the units that answer the question — by the scorer, those at least
     half as likely as the best unit and above the support bar, and the
-    runners-up a claim could have been made of (``CANDIDATES`` most probable,
-    ``CANDIDATE_RATIO`` × the best): the other side of a disagreement scores
-    lower than the side it contradicts, and must still be heard; without the
+    runners-up a claim could have been made of (``Scored.candidates``): the
+    other side of a disagreement scores lower than the side it contradicts,
+    and must still be heard; without the
     scorer, the sentences sharing the most terms with the question. A chunk
     is judged by what answers the question, not by every aside it holds (a
     release note's preview history under a question about webhooks, or text
@@ -185,8 +179,9 @@ def statements(chunks: list[Hit], claims: list[Claim], question: str, scored: Sc
     out = {e: " ".join(texts) for e, texts in cited.items()}
     if scored is not None:
         bar = max(scored.best * 0.5, scored.thresholds()["support_min"])
-        for rank, unit in enumerate(scored.units):
-            runner_up = rank < CANDIDATES and unit.probability >= scored.best * CANDIDATE_RATIO
+        runners_up = scored.candidates()
+        for unit in scored.units:
+            runner_up = (unit.hit.evidence_id, unit.unit.start, unit.unit.end) in runners_up
             if unit.hit.evidence_id not in cited and (unit.probability >= bar or runner_up):
                 out[unit.hit.evidence_id] = f"{out.get(unit.hit.evidence_id, '')} {unit.unit.text}".strip()
         return {h.evidence_id: out.get(h.evidence_id, "") for h in chunks}

@@ -279,8 +279,17 @@ def _conflicts(
         said = statements(chunks, claims, question)
         return conflicts_find(chunks, said, said), []
     codes = identifiers(question)
+    # Where the reader drew the claims, a side is what the scorer's judgement
+    # also holds: the first claim (the reader's answer), further claims the
+    # scorer seconds, and for the uncited chunks the scorer's own units. The
+    # reader reads each chunk alone and reads an off-subject span as surely
+    # as the answer (``Scored.seconded``); such a claim stays, for an editor
+    # to judge, but asserts nothing against the answer.
+    claims = [
+        c for i, c in enumerate(claims) if i == 0 or any(scored.seconded(e, c.spans.get(e)) for e in c.evidence_ids)
+    ]
     topical = statements(chunks, claims, question) if codes or asks_availability(question) else None
-    said = statements(chunks, claims, question, scored)
+    said = statements(chunks, claims, question, scored.prior or scored)
     found = conflicts_find(
         chunks, said, topical if asks_availability(question) else None, codes=codes, codes_said=topical
     )

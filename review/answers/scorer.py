@@ -151,6 +151,12 @@ class ScoredUnit:
     vector: np.ndarray = field(repr=False)
 
 
+# The units a claim could have been made of, by one judgement: its most
+# probable, each near enough the best (``Scored.candidates``).
+CANDIDATES = 5
+CANDIDATE_RATIO = 0.15
+
+
 @dataclass
 class Scored:
     """The evidence of one question, scored."""
@@ -176,10 +182,32 @@ class Scored:
     # scorer's artefact (``thresholds()``); the reader's own when it scored.
     bars: dict[str, float] | None = None
     judged_by: str = ""  # the reader that scored the units, "" for the scorer's artefact
+    # The scorer's own judgement of the same units, when the reader re-scored them.
+    prior: Scored | None = field(default=None, repr=False)
 
     @property
     def best(self) -> float:
         return self.units[0].probability if self.units else 0.0
+
+    def candidates(self) -> set[tuple[str, int, int]]:
+        """The units a claim could be made of, by this judgement: its
+        ``CANDIDATES`` most probable, each at least ``CANDIDATE_RATIO`` × the
+        best (evidence id, start, end)."""
+        bar = self.best * CANDIDATE_RATIO
+        return {(s.hit.evidence_id, s.unit.start, s.unit.end) for s in self.units[:CANDIDATES] if s.probability >= bar}
+
+    def seconded(self, evidence_id: str, span: list[int] | None) -> bool:
+        """The scorer's judgement (``prior``) counts the unit at ``span`` of
+        ``evidence_id`` among its candidates too. The reader reads each
+        chunk on its own: its probabilities say how surely a chunk answers,
+        not whether two chunks speak of one subject, so an off-subject span
+        reads as surely as the answer (trash kept "90 hari" at 0.81 under a
+        question on object versions' default, answered "60 hari" at 0.95).
+        The scorer weighs every unit against the question's words together.
+        With no prior (the scorer judged alone) every unit is seconded."""
+        if self.prior is None:
+            return True
+        return span is not None and (evidence_id, *span) in self.prior.candidates()
 
     def claim_order(self, meaning_weight: float = 0.0) -> list[ScoredUnit]:
         """The units in the order claims are drawn from them: by the log-odds

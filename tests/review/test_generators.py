@@ -366,3 +366,56 @@ def test_a_question_asking_in_a_unit_is_answered_first_by_a_number_in_it():
     in_hours = Scored([dated, talk, weight], 0.6, "berapa", [], asked_unit=asked_measure(question)[1])
     assert in_hours.claim_order(0.0) == [talk, dated, weight]
     assert Scored([dated, talk, weight], 0.6, "berapa", []).claim_order(0.0) == [dated, talk, weight]
+
+
+def test_a_reader_claim_the_scorer_does_not_second_is_no_side_of_a_conflict():
+    """The reader reads each chunk alone: an off-subject span can read as
+    surely as the answer (trash kept "90 hari", another row of the same
+    attribute, under a question on object versions' default). Such a claim
+    stays for an editor to judge, but a side of a conflict is the reader's
+    first claim, a further claim the scorer seconds, or what the scorer
+    judges an uncited chunk to assert."""
+    import numpy as np
+
+    from retrieval.search import Hit
+    from review.answers.contract import Claim
+    from review.answers.pipeline import _conflicts
+    from review.answers.scorer import Scored, ScoredUnit, hit_units
+
+    def hit(n: int, text: str, date: str) -> Hit:
+        return Hit(f"D{n}:r1:p1", f"D{n}", 1, "Kebijakan retensi", "", text, False, 1, 1, 0.0, None, "policy", date, "")
+
+    versions = hit(1, "Versi lama objek (versioning) — Masa retensi: Default 60 hari", "2026-08-01")
+    trash = hit(2, "File di trash (dihapus pengguna) — Masa retensi: 90 hari", "2026-05-20")
+    notes = [hit(n, f"Catatan rilis {n} untuk Lintas Agent.", "2026-01-01") for n in range(3, 9)]
+    chunks = [versions, trash, *notes]
+
+    def scored(probabilities: dict[str, float], **extra: object) -> Scored:
+        units = [
+            ScoredUnit(h, u, probabilities.get(h.evidence_id, 0.01), np.array([1.0, 0.0]))
+            for h in chunks
+            for u in hit_units(h)
+        ]
+        units.sort(key=lambda s: -s.probability)
+        bars = {"refuse_below": 0.35, "answer_at": 0.9, "support_min": 0.35}
+        return Scored(units, units[0].probability, "berapa", [], bars=bars, **extra)
+
+    def claim(h: Hit) -> Claim:
+        [unit] = hit_units(h)
+        return Claim(text=unit.text, evidence_ids=[h.evidence_id], spans={h.evidence_id: [unit.start, unit.end]})
+
+    question = "Default retensi versi lama objek (versioning) sekarang berapa hari?"
+    read = {versions.evidence_id: 0.95, trash.evidence_id: 0.81}
+    notes_p = {h.evidence_id: 0.05 for h in notes}
+    # The scorer: the answer first, the trash row far below its five most probable units.
+    aside = scored({versions.evidence_id: 0.66, **notes_p, trash.evidence_id: 0.001})
+    seconds = scored({versions.evidence_id: 0.66, trash.evidence_id: 0.30, **notes_p})
+    conflict = [{versions.evidence_id: "60 hari", trash.evidence_id: "90 hari"}]
+    for claims in ([claim(versions), claim(trash)], [claim(versions)]):  # the trash row claimed, or not
+        alone = scored(read, judged_by="reader-v3")  # without the scorer beside it
+        assert [c.values for c in _conflicts(chunks, claims, question, alone)[0]] == conflict
+        judged = scored(read, judged_by="reader-v3", prior=aside)
+        assert not judged.seconded(trash.evidence_id, claim(trash).spans[trash.evidence_id])
+        assert _conflicts(chunks, claims, question, judged)[0] == []
+        judged = scored(read, judged_by="reader-v3", prior=seconds)
+        assert [c.values for c in _conflicts(chunks, claims, question, judged)[0]] == conflict

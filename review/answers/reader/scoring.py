@@ -71,6 +71,7 @@ def evidence_read(reader: Reader, question: str, chunks: list[Hit], scored: Scor
         reading=round(best.margin, 4) if best else None,
         bars=bars_of(reader),
         judged_by=reader.name,
+        prior=scored,
     )
 
 

@@ -386,6 +386,7 @@ class ReaderGenerator(ExtractiveGenerator):
     name: str = "reader"
     judge: str = "pembaca"
     reads: bool = True
+    int8: bool | None = None  # int8 matrix products; None: as ``NALARKU_READER["int8"]`` says
 
     def generate(self, question: str, chunks: list[Hit], scored: Scored) -> Generation:
         if not scored.judged_by:  # the reader could not read: the scorer's answer, as the scorer draws it
@@ -396,21 +397,24 @@ class ReaderGenerator(ExtractiveGenerator):
         from .reader.model import reader_load
 
         config = settings.NALARKU_READER
-        return reader_load(
-            Path(self.artefact or config["artefact"]), threads=config["threads"], quantise=config["int8"]
-        )
+        quantise = config["int8"] if self.int8 is None else self.int8
+        return reader_load(Path(self.artefact or config["artefact"]), threads=config["threads"], quantise=quantise)
 
 
 def generator_from_config(kind: str | None = None) -> Generator:
     """The generator named by ``kind`` or ``settings.NALARKU_GENERATOR``;
     "reader@PATH" names a reader artefact other than the configured one.
-    The LLM ones use ``settings.NALARKU_LLM`` for the server."""
+    "reader+int8" (and "reader+int8@NAME") the reader with int8 matrix
+    products, whatever the settings say, to measure it beside fp32 in one
+    run. The LLM ones use ``settings.NALARKU_LLM`` for the server."""
     kind = settings.NALARKU_GENERATOR if kind is None else kind
     if kind in ("", "extractive"):
         return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE)
-    if kind.partition("@")[0] == "reader":
+    head, _, artefact = kind.partition("@")
+    if head.partition("+")[0] == "reader":
         extractive = {**settings.NALARKU_EXTRACTIVE, "meaning_weight": 0.0}
-        return ReaderGenerator(**extractive, artefact=reader_path(kind.partition("@")[2]))
+        int8 = True if head == "reader+int8" else None
+        return ReaderGenerator(**extractive, artefact=reader_path(artefact), int8=int8)
     if kind == "sentence":
         return SentenceGenerator(**settings.NALARKU_SENTENCE)
     if kind == "cosine":

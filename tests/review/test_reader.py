@@ -138,3 +138,15 @@ def test_the_int8_reader_reads_as_the_fp32_one_does():
     assert int8.probability == pytest.approx(fp32.probability, abs=0.05)
     assert generator_from_config("reader+int8@reader-v3").int8 is True
     assert generator_from_config("reader").int8 is None  # as the settings say
+
+
+def test_a_passages_reading_does_not_depend_on_the_passages_beside_it():
+    """Each window is read in a call of its own: with int8 products ONNX
+    Runtime scales activations per call, and a page added to the context
+    must not change how another page reads."""
+    reader = Reader(Path(settings.NALARKU_READER["artefact"]), quantise=True)
+    spec, _ = passage_of("Spesifikasi KR-220X", "Baterai", "Waktu pemutaran: hingga 30 jam dengan sekali pengisian")
+    question = "Berapa jam baterai KR-220X bertahan?"
+    [alone] = reader.read(question, [spec])
+    beside = reader.read(question, ["Kebijakan cuti\n\n" + LEAVE, spec, "Catatan rilis 4.3.0: perbaikan sinkronisasi"])
+    assert (beside[1].start, beside[1].end, beside[1].probability) == (alone.start, alone.end, alone.probability)

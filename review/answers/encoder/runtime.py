@@ -66,6 +66,7 @@ def _release_freed_memory() -> None:
 
 
 def _quantised(model) -> bytes:
+    import logging
     import tempfile
     from pathlib import Path
 
@@ -80,15 +81,23 @@ def _quantised(model) -> bytes:
         # reads worst (over 64 archive passages, the largest change in a
         # reading's probability against fp32: 0.10 with it in int8, 0.05 without).
         keep = [n.name for n in model.graph.node if n.name.endswith(".fo.out.mm")]
-        quantize_dynamic(
-            plain,
-            small,
-            weight_type=QuantType.QInt8,
-            op_types_to_quantize=["MatMul", "Attention"],
-            per_channel=True,
-            nodes_to_exclude=keep,
-            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},  # the fused ops' outputs have no inferred type
-        )
+        # The quantiser logs a line per tensor on the root logger: quiet while
+        # it runs (once per process, at load), so a worker's log says what matters.
+        root = logging.getLogger()
+        level = root.level
+        root.setLevel(logging.ERROR)
+        try:
+            quantize_dynamic(
+                plain,
+                small,
+                weight_type=QuantType.QInt8,
+                op_types_to_quantize=["MatMul", "Attention"],
+                per_channel=True,
+                nodes_to_exclude=keep,
+                extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},  # fused ops' outputs have no inferred type
+            )
+        finally:
+            root.setLevel(level)
         return small.read_bytes()
 
 

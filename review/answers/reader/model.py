@@ -30,7 +30,6 @@ from .windows import MAX_TOKENS, windows_of
 
 MAX_ANSWER_TOKENS = 40
 TOP = 20
-BATCH_TOKENS = 4096  # windows per ONNX Runtime call, by padded tokens: bounds the activations' memory
 
 
 # Until bars are chosen for an artefact (bench/reader_bars.py writes them
@@ -93,15 +92,18 @@ class Reader:
         for index, passage in enumerate(passages):
             for window in windows_of(self.tokenizer, q, self.tokenizer.encode(passage), max_tokens=self.max_tokens):
                 windows.append((index, window))
-        # Windows of like length in one call each: less padding.
-        order = sorted(range(len(windows)), key=lambda i: len(windows[i][1].ids))
-        spans: list = [None] * len(windows)
-        answers: list = [None] * len(windows)
-        for batch in _batches(order, [len(w.ids) for _, w in windows]):
-            ids, mask = ids_array([windows[i][1].ids for i in batch], pad=self.tokenizer.pad)
+        # One window per call: with int8 products ONNX Runtime scales the
+        # activations per call, so a window read beside others reads
+        # otherwise than alone (a reading moved by up to 0.04) and adding a
+        # page to the context could change another page's reading. Alone,
+        # no padding either: as fast as batches of like length, or faster.
+        spans: list = []
+        answers: list = []
+        for _, window in windows:
+            ids, mask = ids_array([window.ids], pad=self.tokenizer.pad)
             out = forward(self.session, ids, mask)
-            for row, i in enumerate(batch):
-                spans[i], answers[i] = out["span"][row], out["answerable"][row, 0]
+            spans.append(out["span"][0])
+            answers.append(out["answerable"][0, 0])
         best: dict[int, list] = {}
         for (index, window), span, answerable in zip(windows, spans, answers, strict=True):
             null = float(span[0, 0] + span[0, 1])
@@ -119,18 +121,6 @@ class Reader:
                 continue
             readings.append(Reading(start, end, span, null, answerable, self.probability(span - null, answerable)))
         return readings
-
-
-def _batches(order: list[int], lengths: list[int]) -> list[list[int]]:
-    """``order`` (shortest first) cut into calls of at most ``BATCH_TOKENS`` padded tokens."""
-    batches: list[list[int]] = []
-    current: list[int] = []
-    for i in order:
-        if current and lengths[i] * (len(current) + 1) > BATCH_TOKENS:
-            batches.append(current)
-            current = []
-        current.append(i)
-    return [*batches, current] if current else batches
 
 
 def _best_span(span: np.ndarray, first: int, last: int) -> tuple[int, int, float]:

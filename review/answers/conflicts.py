@@ -167,11 +167,11 @@ def statements(chunks: list[Hit], claims: list[Claim], question: str, scored: Sc
     half as likely as the best unit and above the support bar, and the
     runners-up a claim could have been made of (``Scored.candidates``): the
     other side of a disagreement scores lower than the side it contradicts,
-    and must still be heard; without the
-    scorer, the sentences sharing the most terms with the question. A chunk
-    is judged by what answers the question, not by every aside it holds (a
-    release note's preview history under a question about webhooks, or text
-    planted to mislead); a chunk with no answering unit asserts nothing."""
+    and must still be heard; without the scorer, the sentences sharing the
+    most terms with the question. A chunk is judged by what answers the
+    question, not by every aside it holds (a release note's preview history
+    under a question about webhooks, or text planted to mislead); a chunk
+    with no answering unit asserts nothing."""
     cited: dict[str, list[str]] = {}
     for claim in claims:
         for evidence_id in claim.evidence_ids:

@@ -411,7 +411,7 @@ def generator_from_config(kind: str | None = None) -> Generator:
     if kind in ("", "extractive"):
         return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE)
     head, _, artefact = kind.partition("@")
-    if head.partition("+")[0] == "reader":
+    if head in ("reader", "reader+int8"):
         extractive = {**settings.NALARKU_EXTRACTIVE, "meaning_weight": 0.0}
         int8 = True if head == "reader+int8" else None
         return ReaderGenerator(**extractive, artefact=reader_path(artefact), int8=int8)

@@ -547,7 +547,7 @@ def answers_evaluate(
         # "reader@reader-v2": the reader of another artefact.
         # "reader+int8@reader-v3": that reader with int8 matrix products.
         kind, _, artefact_name = name.partition("@")
-        kind = "reader" if kind.partition("+")[0] == "reader" else kind
+        kind = "reader" if kind in ("reader", "reader+int8") else kind
         generator = generator_from_config(name if kind == "reader" else kind)
         scorer = artefact_used(artefact_name) if artefact_name and kind != "reader" else nullcontext()
         with scorer:

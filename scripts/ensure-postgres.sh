@@ -30,7 +30,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 PG_MAJOR=15
 CLUSTER="${NALARKU_PG_CLUSTER:-nalarku}"
-PORT="${NALARKU_PG_PORT:-55432}"
+FIRST_PORT="${NALARKU_PG_PORT:-25432}"  # below the ephemeral range: see free-port.sh
 ROLE=nalarku
 DATABASE=nalarku
 PGVECTOR_MIN=0.8.0
@@ -111,11 +111,23 @@ fi
 #    server nobody else can reach), every other role connects only over the
 #    socket as the system user of its name. fsync and friends off: the suite
 #    never needs crash safety, only speed.
+#    Its port is the first free one from $FIRST_PORT, and is moved if the
+#    cluster is down and something else has taken it since.
 etc="/etc/postgresql/$PG_MAJOR/$CLUSTER"
+free_port() { "$(dirname "$0")/free-port.sh" "$1"; }
+online() { pg_lsclusters -h | awk -v v=$PG_MAJOR -v c="$CLUSTER" '$1==v && $2==c && $4=="online" {found=1} END {exit !found}'; }
 if ! pg_lsclusters -h | awk -v v=$PG_MAJOR -v c="$CLUSTER" '$1==v && $2==c {found=1} END {exit !found}'; then
+  PORT=$(free_port "$FIRST_PORT")
   log "creating cluster $PG_MAJOR/$CLUSTER on 127.0.0.1:$PORT"
   pg_createcluster "$PG_MAJOR" "$CLUSTER" --port "$PORT" --locale C.UTF-8 --encoding UTF8 \
     --start-conf manual >&2
+elif ! online; then
+  PORT=$(pg_conftool -s "$PG_MAJOR" "$CLUSTER" show port)
+  if [[ "$(free_port "$PORT")" != "$PORT" ]]; then
+    PORT=$(free_port "$FIRST_PORT")
+    log "cluster $PG_MAJOR/$CLUSTER's port is taken; moving it to $PORT"
+    pg_conftool "$PG_MAJOR" "$CLUSTER" set port "$PORT"
+  fi
 fi
 # Rewritten every run; Debian's postgresql.conf reads conf.d/.
 cat >"$etc/conf.d/nalarku-ci.conf" <<'CONF'
@@ -132,7 +144,7 @@ host  all  $ROLE  127.0.0.1/32  trust
 host  replication  ${ROLE}_replication  127.0.0.1/32  trust
 HBA
 PORT=$(pg_conftool -s "$PG_MAJOR" "$CLUSTER" show port)
-if pg_lsclusters -h | awk -v v=$PG_MAJOR -v c="$CLUSTER" '$1==v && $2==c && $4=="online" {found=1} END {exit !found}'; then
+if online; then
   pg_ctlcluster --skip-systemctl-redirect "$PG_MAJOR" "$CLUSTER" reload >&2  # pg_hba.conf
 else
   log "starting cluster $PG_MAJOR/$CLUSTER"

@@ -7,7 +7,7 @@
 #   NALARKU_REPLICA_URLS=$(scripts/ensure-standby.sh)
 #
 # The standby is a Debian cluster of its own (15/nalarku_standby on
-# 127.0.0.1:55433) whose data directory is a `pg_basebackup -R` of the
+# 127.0.0.1, the first free port from 25433) whose data directory is a `pg_basebackup -R` of the
 # primary: -R writes primary_conninfo and standby.signal, so it starts in
 # recovery and streams WAL from then on. It is rebuilt when it is not
 # streaming from this primary (a primary recreated since, a standby left
@@ -17,7 +17,7 @@ set -euo pipefail
 PG_MAJOR=15
 PRIMARY_CLUSTER="${NALARKU_PG_CLUSTER:-nalarku}"
 CLUSTER="${NALARKU_PG_STANDBY_CLUSTER:-nalarku_standby}"
-PORT="${NALARKU_PG_STANDBY_PORT:-55433}"
+FIRST_PORT="${NALARKU_PG_STANDBY_PORT:-25433}"  # below the ephemeral range: see free-port.sh
 ROLE=nalarku
 DATABASE=nalarku
 
@@ -38,7 +38,15 @@ streaming() {
         "SELECT count(*) FROM pg_stat_replication WHERE application_name = '$CLUSTER' AND state = 'streaming'")" -ge 1 ]]
 }
 
+free_port() { "$(dirname "$0")/free-port.sh" "$1"; }
+PORT=
+[[ -z "$(cluster_state "$CLUSTER")" ]] || PORT=$(pg_conftool -s "$PG_MAJOR" "$CLUSTER" show port)
 if [[ -n "$(cluster_state "$CLUSTER")" && "$(cluster_state "$CLUSTER")" != online* ]]; then
+  if [[ "$(free_port "$PORT")" != "$PORT" ]]; then
+    PORT=$(free_port "$FIRST_PORT")
+    log "standby $PG_MAJOR/$CLUSTER's port is taken; moving it to $PORT"
+    pg_conftool "$PG_MAJOR" "$CLUSTER" set port "$PORT"
+  fi
   log "starting standby $PG_MAJOR/$CLUSTER"
   pg_ctlcluster --skip-systemctl-redirect "$PG_MAJOR" "$CLUSTER" start >&2 || true
 fi
@@ -47,10 +55,11 @@ if [[ -n "$(cluster_state "$CLUSTER")" ]]; then
 fi
 
 if ! streaming; then
-  log "building standby $PG_MAJOR/$CLUSTER on 127.0.0.1:$PORT from the primary on $primary_port (pg_basebackup -R)"
   if [[ -n "$(cluster_state "$CLUSTER")" ]]; then
     pg_dropcluster --stop "$PG_MAJOR" "$CLUSTER" >&2
   fi
+  PORT=$(free_port "$FIRST_PORT")
+  log "building standby $PG_MAJOR/$CLUSTER on 127.0.0.1:$PORT from the primary on $primary_port (pg_basebackup -R)"
   pg_createcluster "$PG_MAJOR" "$CLUSTER" --port "$PORT" --locale C.UTF-8 --encoding UTF8 --start-conf manual >&2
   find "$data" -mindepth 1 -delete  # the directory stays, owned by postgres
   as_postgres pg_basebackup -h 127.0.0.1 -p "$primary_port" -U "${ROLE}_replication" -D "$data" -R -X stream \

@@ -46,12 +46,11 @@ def main() -> None:
     args = parser.parse_args()
     django.setup()
     from review.answers import training
-    from review.answers.features import baseline_of, feature_names, rarity_of
+    from review.answers.features import NAMES, baseline_of, rarity_of
     from review.answers.scorer import artefact_path, artefact_read, log_odds
     from review.answers.units import UNITS_VERSION
 
     artefact = artefact_read(artefact_path(args.artefact))
-    version = artefact.meta.get("features_version", "features-v2")
     cache = training.default_cache_dir() / f"items-valid-{UNITS_VERSION}.pkl"
     if cache.is_file():
         with cache.open("rb") as handle:
@@ -60,13 +59,13 @@ def main() -> None:
         dataset = ROOT.parent / "shared" / "datasets" / "idk-mrc" / "valid.json"
         valid = training.items_build(dataset, cache_dir=training.default_cache_dir(), progress=print)
     sets = {"IDK-MRC valid": valid, args.dev_set: training.items_from_evalset(args.dev_set)}
-    cos_col = feature_names(version).index("cos")
+    cos_col = NAMES.index("cos")
     rates: dict[str, list[tuple[float, float]]] = {}
     for name, items in sets.items():
         for item in items:
             item.question.rarity = rarity_of(item.question.content, artefact.rarity)
             item.question.baseline = baseline_of(item.question.vector, artefact.centroid)
-        x, _, groups = training.item_rows(items, version)
+        x, _, groups = training.item_rows(items)
         p = artefact.unit_model.predict_proba(x)[:, 1]
         logit, cos = log_odds(p)[:, 0], x[:, cos_col]
         answerable = [n for n, item in enumerate(items) if item.labels.any()]

@@ -20,41 +20,42 @@ The signals, each explainable to an editor:
 IDF is normalised by the IDF of a term no chunk holds, so archives of any
 size share one scale.
 
-Two versions of the term signals, each named in the artefact that was
-trained on it:
+The version, ``features-v4``, is named in the artefact trained on it
+(answerer-v6). How its term signals came to be (earlier versions, retired
+with answerer-v1 to v5, are in git's history):
 
-- ``features-v2`` (answerer-v1): every content stem of the question must be
-  found exactly. IDK-MRC's unanswerable questions were made by swapping or
-  adding words, so there an uncovered word nearly always meant "no answer";
-  editors paraphrase, and ‘lama’ in *berapa lama* or ‘saja’ in *apa saja*
-  was reported missing.
-- ``features-v3`` (answerer-v2): question frames (*berapa lama*, *apa
-  saja*, *bagaimana cara*, *how long* …) are the answer type, not terms to
-  find; a stem is covered by an inflection the stemmer missed
-  (‘sinkron’ by ‘sinkronus’) and a hyphenated compound by its parts;
-  names, identifiers and numbers are counted apart (``miss_protected_*``):
-  those are what a near miss gets wrong. A question in another language
-  than its evidence (English over Indonesian) has no comparable terms: its
-  term signals are unknown (NaN, which the gradient-boosting models route
-  as learned from training questions whose terms were hidden the same way).
-- ``features-v4`` (answerer-v3): v3's signals and one more, the meaning
-  measured from the question's own baseline: a unit's cosine less the
-  question's cosine with the centroid of the training paragraphs' units.
-  e5's space is anisotropic (every cosine sits in 0.7–0.9) and an English
-  question's cosines to Indonesian text all run lower (to that centroid
-  0.725 against 0.78 for the dev set's Indonesian questions), so its right
-  unit looked like another question's wrong one. The raw cosine stays:
-  measured alone, the centred one lifted English questions but separated
-  the rest worse. The context model no longer sees the 384 columns of the
-  best unit's embedding times the question's, which fitted IDK-MRC's
-  topics (README, issue 20).
+- every content stem of the question had to be found exactly (v2).
+  IDK-MRC's unanswerable questions were made by swapping or adding words,
+  so there an uncovered word nearly always meant "no answer"; editors
+  paraphrase, and ‘lama’ in *berapa lama* or ‘saja’ in *apa saja* was
+  reported missing.
+- So question frames (*berapa lama*, *apa saja*, *bagaimana cara*, *how
+  long* …) are the answer type, not terms to find; a stem is covered by an
+  inflection the stemmer missed (‘sinkron’ by ‘sinkronus’) and a
+  hyphenated compound by its parts; names, identifiers and numbers are
+  counted apart (``miss_protected_*``): those are what a near miss gets
+  wrong. A question in another language than its evidence (English over
+  Indonesian) has no comparable terms: its term signals are unknown (NaN,
+  which the gradient-boosting models route as learned from training
+  questions whose terms were hidden the same way) (v3).
+- And the meaning measured from the question's own baseline: a unit's
+  cosine less the question's cosine with the centroid of the training
+  paragraphs' units. e5's space is anisotropic (every cosine sits in
+  0.7–0.9) and an English question's cosines to Indonesian text all run
+  lower (to that centroid 0.725 against 0.78 for the dev set's Indonesian
+  questions), so its right unit looked like another question's wrong one.
+  The raw cosine stays: measured alone, the centred one lifted English
+  questions but separated the rest worse. The context model does not see
+  the 384 columns of the best unit's embedding times the question's, which
+  fitted IDK-MRC's topics (context AUC on the editor-style dev set 0.70
+  with them, 0.79 without; README, issue 20) (v4).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,7 +64,6 @@ from .text import fact_present, facts, is_english
 from .units import Unit
 
 FEATURES_VERSION = "features-v4"
-FEATURE_VERSIONS = ("features-v2", "features-v3", "features-v4")
 
 QUESTION_WORDS = ("kapan", "berapa", "siapa", "dimana", "mengapa", "apakah", "apa", "bagaimana", "lain")
 _QUESTION_WORD = [
@@ -126,7 +126,7 @@ class Question:
     vector: np.ndarray  # unit length
     word: str = ""
     facts: set[str] = field(default_factory=set)
-    # features-v3: the stems to find (less frame words and compounds whose
+    # The stems to find (less frame words and compounds whose
     # parts are there), those of names, identifiers and numbers, the
     # context's inflections of each stem, and whether the question is in
     # another language than the evidence (its terms are then not compared).
@@ -139,7 +139,7 @@ class Question:
     # everyday word (‘pakai’, ‘hilang’) is a paraphrase, an uncovered rare
     # noun is what the evidence is not about. Set from the artefact.
     rarity: dict[str, float] = field(default_factory=dict)
-    # features-v4: the question's cosine with the centroid of the training
+    # The question's cosine with the centroid of the training
     # units (set from the artefact), the level its meaning signals start at.
     baseline: float = 0.0
 
@@ -178,35 +178,22 @@ def idf_normalised(df: dict[str, int], chunks: int, terms: set[str]) -> dict[str
     return {t: math.log(1 + (chunks - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) / top for t in terms}
 
 
-def _coverage(question: Question, terms: set[str]) -> float:
-    total = sum(question.idf.get(t, 0.0) for t in question.stems)
-    return sum(question.idf.get(t, 0.0) for t in question.stems & terms) / total if total else 0.0
-
-
-def _missing(question: Question, terms: set[str]) -> float:
-    return max((question.idf.get(t, 0.0) for t in question.stems - terms), default=0.0)
-
-
-def _distinct_missing(question: Question, terms: set[str]) -> float:
-    return float(sum(question.idf.get(t, 0.0) > 0.5 for t in question.stems - terms))
-
-
 def _matched(question: Question, terms: set[str]) -> set[str]:
     """The question's content stems that ``terms`` hold, as they are or inflected."""
     return {t for t in question.content if t in terms or question.variants.get(t, set()) & terms}
 
 
-def _coverage_v3(question: Question, terms: set[str]) -> float:
+def _coverage(question: Question, terms: set[str]) -> float:
     total = sum(question.idf.get(t, 0.0) for t in question.content)
     return sum(question.idf.get(t, 0.0) for t in _matched(question, terms)) / total if total else 0.0
 
 
-def _missing_v3(question: Question, terms: set[str], among: set[str] | None = None) -> float:
+def _missing(question: Question, terms: set[str], among: set[str] | None = None) -> float:
     wanted = question.content if among is None else question.content & among
     return max((question.idf.get(t, 0.0) for t in wanted - _matched(question, terms)), default=0.0)
 
 
-def _distinct_missing_v3(question: Question, terms: set[str]) -> float:
+def _distinct_missing(question: Question, terms: set[str]) -> float:
     return float(sum(question.idf.get(t, 0.0) > 0.5 for t in question.content - _matched(question, terms)))
 
 
@@ -233,26 +220,9 @@ def rarity_of(terms: set[str], table: dict | None) -> dict[str, float]:
 
 
 def baseline_of(vector: np.ndarray, centroid: np.ndarray | None) -> float:
-    """features-v4: the question's cosine with the training units' centroid
-    (0 for an artefact without one)."""
+    """The question's cosine with the training units' centroid (0 for an
+    artefact without one)."""
     return float(vector @ centroid) if centroid is not None else 0.0
-
-
-@dataclass(frozen=True)
-class _TermSignals:
-    """Coverage, missing and count of uncovered stems, as one version computes them."""
-
-    coverage: Callable[[Question, set[str]], float]
-    missing: Callable[[Question, set[str]], float]
-    distinct_missing: Callable[[Question, set[str]], float]
-    comparable: Callable[[Question], bool]
-
-
-_SIGNALS = {
-    "features-v2": _TermSignals(_coverage, _missing, _distinct_missing, lambda q: True),
-    "features-v3": _TermSignals(_coverage_v3, _missing_v3, _distinct_missing_v3, lambda q: not q.cross_lingual),
-}
-_SIGNALS["features-v4"] = _SIGNALS["features-v3"]
 
 
 def _answer_types(text: str, question: Question) -> dict[str, float]:
@@ -279,7 +249,7 @@ _FIT = {
     "mengapa": ("has_reason",),
 }
 
-NAMES_V2 = (
+NAMES = (
     "cos",
     "cos_gap",
     "cos_rank",
@@ -305,16 +275,15 @@ NAMES_V2 = (
     "length",
     "position",
     *(f"q_{w}" for w in QUESTION_WORDS),
-)
-# Names, identifiers and numbers no unit (or no evidence) holds; whether the
-# question's terms could be compared with the evidence's at all.
-NAMES = (
-    *NAMES_V2,
+    # Names, identifiers and numbers no unit (or no evidence) holds; whether
+    # the question's terms could be compared with the evidence's at all.
     "miss_protected_unit",
     "miss_protected_context",
     "cross_lingual",
     "miss_rarity_unit",
     "miss_rarity_context",
+    # The cosine less the question's baseline.
+    "cos_centred",
 )
 # The term columns that are unknown (NaN) when the question's terms cannot
 # be compared with the evidence's.
@@ -333,33 +302,23 @@ _TERM_COLUMNS = (
 )
 
 
-# The cosine less the question's baseline (features-v4).
-NAMES_V4 = (*NAMES, "cos_centred")
-
-
-def feature_names(version: str = FEATURES_VERSION) -> tuple[str, ...]:
-    return {"features-v2": NAMES_V2, "features-v3": NAMES}.get(version, NAMES_V4)
-
-
-def unit_features(question: Question, passages: Sequence[Passage], version: str = FEATURES_VERSION) -> np.ndarray:
-    """One row per unit of ``passages`` (in order), columns ``feature_names(version)``."""
-    names = feature_names(version)
-    signals = _SIGNALS[version]
+def unit_features(question: Question, passages: Sequence[Passage]) -> np.ndarray:
+    """One row per unit of ``passages`` (in order), columns ``NAMES``."""
     rows: list[list[float]] = []
     if not any(p.units for p in passages):
-        return np.empty((0, len(names)), dtype=np.float32)
+        return np.empty((0, len(NAMES)), dtype=np.float32)
     cosines = [p.unit_vectors @ question.vector if p.units else np.empty(0) for p in passages]
     flat = np.concatenate(cosines)
     best, order = float(flat.max()), np.argsort(-flat)
     rank = np.empty(len(flat), dtype=np.int64)
     rank[order] = np.arange(1, len(flat) + 1)
     context_terms = set().union(*(p.stems | p.breadcrumb_stems for p in passages))
-    coverages = [[signals.coverage(question, s) for s in p.unit_stems] for p in passages]
+    coverages = [[_coverage(question, s) for s in p.unit_stems] for p in passages]
     best_coverage = max(c for group in coverages for c in group)
-    miss_context = signals.missing(question, context_terms)
-    miss_context_count = signals.distinct_missing(question, context_terms)
-    cov_context = signals.coverage(question, context_terms)
-    protected_context = _missing_v3(question, context_terms, question.protected)
+    miss_context = _missing(question, context_terms)
+    miss_context_count = _distinct_missing(question, context_terms)
+    cov_context = _coverage(question, context_terms)
+    protected_context = _missing(question, context_terms, question.protected)
     rarest_context = _rarest_missing(question, context_terms)
     words = [float(question.word == w) for w in QUESTION_WORDS]
     n = 0
@@ -377,11 +336,11 @@ def unit_features(question: Question, passages: Sequence[Passage], version: str 
                 1.0 / rank[n],
                 float(unit_cosines[i]) - chunk_best,
                 unit_coverages[i],
-                signals.coverage(question, chunk_terms),
+                _coverage(question, chunk_terms),
                 cov_context,
                 unit_coverages[i] - best_coverage,
-                signals.missing(question, stems),
-                signals.missing(question, chunk_terms),
+                _missing(question, stems),
+                _missing(question, chunk_terms),
                 miss_context,
                 miss_context_count,
                 float(bool(question.facts)),
@@ -397,22 +356,18 @@ def unit_features(question: Question, passages: Sequence[Passage], version: str 
                 math.log1p(len(unit.text.split())),
                 i / max(len(passage.units) - 1, 1),
                 *words,
+                _missing(question, stems, question.protected),
+                protected_context,
+                float(question.cross_lingual),
+                _rarest_missing(question, stems),
+                rarest_context,
+                float(unit_cosines[i]) - question.baseline,
             ]
-            if version != "features-v2":
-                row += [
-                    _missing_v3(question, stems, question.protected),
-                    protected_context,
-                    float(question.cross_lingual),
-                    _rarest_missing(question, stems),
-                    rarest_context,
-                ]
-            if version == "features-v4":
-                row.append(float(unit_cosines[i]) - question.baseline)
             rows.append(row)
             n += 1
     out = np.asarray(rows, dtype=np.float32)
-    if not signals.comparable(question):
-        out[:, [names.index(c) for c in _TERM_COLUMNS]] = np.nan
+    if question.cross_lingual:
+        out[:, [NAMES.index(c) for c in _TERM_COLUMNS]] = np.nan
     return out
 
 
@@ -422,59 +377,39 @@ def _share_present(wanted: set[str], text: str) -> float:
     return sum(fact_present(f, text) for f in wanted) / len(wanted)
 
 
-def context_feature_names(version: str = FEATURES_VERSION) -> tuple[str, ...]:
-    return (
-        "p1",
-        "p2",
-        "p3_mean",
-        "p_sum",
-        "cov_context",
-        "miss_context",
-        "miss_context_count",
-        "cos_best",
-        "facts_best",
-        *(f"q_{w}" for w in QUESTION_WORDS),
-        *(f"top_{name}" for name in feature_names(version)),
-        *(f"top_product_{i}" for i in range(384) if version in _WITH_PRODUCT),
-    )
+CONTEXT_NAMES = (
+    "p1",
+    "p2",
+    "p3_mean",
+    "p_sum",
+    "cov_context",
+    "miss_context",
+    "miss_context_count",
+    "cos_best",
+    "facts_best",
+    *(f"q_{w}" for w in QUESTION_WORDS),
+    *(f"top_{name}" for name in NAMES),
+)
 
 
-# The context model of v2 and v3 also saw the element-wise product of the
-# best unit's embedding with the question's; v4 does without it (measured:
-# context AUC on the editor-style dev set 0.70 with it, 0.79 without).
-_WITH_PRODUCT = ("features-v2", "features-v3")
-
-
-CONTEXT_NAMES = context_feature_names()
-
-
-def context_features(
-    question: Question,
-    unit_rows: np.ndarray,
-    probabilities: np.ndarray,
-    unit_vectors: np.ndarray,
-    version: str = FEATURES_VERSION,
-) -> np.ndarray:
-    """One row for the question and its whole evidence: how its units score
-    (the best ones' probabilities), what the evidence as a whole covers, the
-    most probable unit's own row and, up to v3, the element-wise product of
-    that unit's embedding with the question's (which meanings they share,
-    not only how much)."""
+def context_features(question: Question, unit_rows: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """One row for the question and its whole evidence, columns
+    ``CONTEXT_NAMES``: how its units score (the best ones' probabilities),
+    what the evidence as a whole covers, and the most probable unit's own
+    row."""
     top = np.sort(probabilities)[::-1] if len(probabilities) else np.zeros(1)
     padded = np.concatenate([top, np.zeros(3)])
-    names = feature_names(version)
-    col = {name: i for i, name in enumerate(names)}
-    dims = len(question.vector)
+    col = {name: i for i, name in enumerate(NAMES)}
     if len(unit_rows):
         shared = unit_rows[0]
         cov, miss, count = shared[col["cov_context"]], shared[col["miss_context"]], shared[col["miss_context_count"]]
         cos_best, facts_best = unit_rows[:, col["cos"]].max(), unit_rows[:, col["facts_unit"]].max()
         best = int(np.argmax(probabilities))
-        top_row, product = unit_rows[best], question.vector * unit_vectors[best]
+        top_row = unit_rows[best]
     else:
         cov, miss, count = 0.0, max(question.idf.values(), default=1.0), float(len(question.stems))
         cos_best = facts_best = 0.0
-        top_row, product = np.zeros(len(names)), np.zeros(dims)
+        top_row = np.zeros(len(NAMES))
     words = [float(question.word == w) for w in QUESTION_WORDS]
     return np.asarray(
         [
@@ -490,7 +425,6 @@ def context_features(
                 facts_best,
                 *words,
                 *top_row,
-                *(product if version in _WITH_PRODUCT else ()),
             ]
         ],
         dtype=np.float32,

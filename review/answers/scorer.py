@@ -37,6 +37,7 @@ from retrieval.embeddings import EmbeddingProvider, embed_passages_cached, provi
 from retrieval.search import Hit
 
 from .features import (
+    FEATURES_VERSION,
     Passage,
     Question,
     baseline_of,
@@ -76,7 +77,7 @@ class Artefact:
     context_model: object
     calibrator: object
     meta: dict
-    rarity: dict | None = None  # features-v3: stem document frequencies of general text
+    rarity: dict | None = None  # stem document frequencies of general text
     centroid: np.ndarray | None = None  # features-v4: mean embedding of the training units
 
 
@@ -129,6 +130,11 @@ def artefact_read(path: Path) -> Artefact:
         raise ArtefactError(
             f"artefak {path.name} dilatih dengan scikit-learn {trained_with}, terpasang "
             f"{sklearn.__version__}: latih ulang dengan manage.py train_answerer"
+        )
+    if meta.get("features_version") != FEATURES_VERSION:
+        raise ArtefactError(
+            f"artefak {path.name} membaca fitur {meta.get('features_version', 'versi lama')}, penilai ini "
+            f"{FEATURES_VERSION}: latih ulang dengan manage.py train_answerer"
         )
     with path.open("rb") as handle:
         # The artefact is the project's own file, committed beside this module.
@@ -460,13 +466,12 @@ def evidence_score(
             absent_identifiers=prepared.absent_identifiers,
             protected_missing=prepared.protected_missing,
         )
-    version = loaded.meta.get("features_version", "features-v2")
-    rows = unit_features(asked, prepared.passages, version)
+    rows = unit_features(asked, prepared.passages)
     # One OpenMP thread: a few dozen rows gain nothing from a team of them,
     # and a process that never starts one stays safe to fork.
     with threadpool_limits(limits=1, user_api="openmp"):
         probabilities = loaded.unit_model.predict_proba(rows)[:, 1]
-        raw = loaded.context_model.predict_proba(context_features(asked, rows, probabilities, vectors, version))[:, 1]
+        raw = loaded.context_model.predict_proba(context_features(asked, rows, probabilities))[:, 1]
     answerable = float(calibrated_probability(loaded.calibrator, raw)[0])
     scored, n = [], 0
     for hit, passage in zip(chunks, prepared.passages, strict=True):

@@ -56,13 +56,13 @@ from retrieval.embeddings import provider_from_config
 
 from .answer_keys import normalise_answer
 from .features import (
+    CONTEXT_NAMES,
     FEATURES_VERSION,
+    NAMES,
     Passage,
     Question,
     baseline_of,
-    context_feature_names,
     context_features,
-    feature_names,
     rarity_of,
     rarity_table,
     unit_features,
@@ -384,11 +384,11 @@ def items_from_archive(
     return items
 
 
-def item_rows(items: list[Item], version: str = FEATURES_VERSION) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def item_rows(items: list[Item]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unit rows, labels and the index of each row's item."""
     rows, labels, groups = [], [], []
     for n, item in enumerate(items):
-        x = unit_features(item.question, item.passages, version)
+        x = unit_features(item.question, item.passages)
         rows.append(x)
         labels.append(item.labels[: len(x)])
         groups.append(np.full(len(x), n))
@@ -421,26 +421,8 @@ def _context_model():  # noqa: ANN202
     )
 
 
-def context_rows(
-    items: list[Item], x: np.ndarray, groups: np.ndarray, p: np.ndarray, version: str = FEATURES_VERSION
-) -> np.ndarray:
-    return np.vstack(
-        [
-            context_features(
-                item.question,
-                x[groups == n],
-                p[groups == n],
-                np.vstack(
-                    [
-                        item.question.vector[:0].reshape(0, len(item.question.vector)),
-                        *(passage.unit_vectors for passage in item.passages),
-                    ]
-                ),
-                version,
-            )
-            for n, item in enumerate(items)
-        ]
-    )
+def context_rows(items: list[Item], x: np.ndarray, groups: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return np.vstack([context_features(item.question, x[groups == n], p[groups == n]) for n, item in enumerate(items)])
 
 
 @dataclass
@@ -452,8 +434,6 @@ class Trained:
     thresholds: dict
     rarity: dict | None = None
     centroid: np.ndarray | None = None
-    reader: object | None = None  # reading.py: e5 reads question and unit together
-    base: str = ""  # the artefact whose models a reader was attached to
 
 
 @dataclass
@@ -479,10 +459,10 @@ class _Scored:
         return _top_holds_answer(self.items, self.unit_p, self.groups)
 
 
-def _score_split(items: list[Item], unit_model: object, context_model: object, version: str) -> _Scored:
-    x, y, groups = item_rows(items, version)
+def _score_split(items: list[Item], unit_model: object, context_model: object) -> _Scored:
+    x, y, groups = item_rows(items)
     p = unit_model.predict_proba(x)[:, 1]
-    raw = context_model.predict_proba(context_rows(items, x, groups, p, version))[:, 1]
+    raw = context_model.predict_proba(context_rows(items, x, groups, p))[:, 1]
     return _Scored(items, p, y, groups, raw)
 
 
@@ -491,7 +471,6 @@ def train(
     valid_items: list[Item],
     *,
     dev_items: list[Item] | None = None,
-    version: str = FEATURES_VERSION,
     progress: Callable[[str], None] = lambda message: None,
 ) -> Trained:
     """The two models on ``train_items``; Platt calibration on ``valid_items``;
@@ -509,7 +488,7 @@ def train(
     for item in [*train_items, *valid_items, *(dev_items or [])]:
         item.question.rarity = rarity_of(item.question.content, rarity)
         item.question.baseline = baseline_of(item.question.vector, centroid)
-    x, y, groups = item_rows(train_items, version)
+    x, y, groups = item_rows(train_items)
     # (Items pickled before ``weight`` existed read the dataclass's default.)
     item_weight = np.asarray([item.weight for item in train_items])
     w = item_weight[groups]
@@ -521,18 +500,18 @@ def train(
         model = _unit_model().fit(x[fit], y[fit], sample_weight=w[fit])
         out_of_fold[held] = model.predict_proba(x[held])[:, 1]
     unit_model = _unit_model().fit(x, y, sample_weight=w)
-    context_x = context_rows(train_items, x, groups, out_of_fold, version)
+    context_x = context_rows(train_items, x, groups, out_of_fold)
     context_y = np.asarray([item.answered_by_evidence for item in train_items], dtype=float)
     context_model = _context_model().fit(context_x, context_y, sample_weight=item_weight)
     progress("model konteks dilatih; kalibrasi dan ambang …")
 
-    valid = _score_split(valid_items, unit_model, context_model, version)
+    valid = _score_split(valid_items, unit_model, context_model)
     # Platt scaling on the log-odds: monotone (the ranking stays the model's)
     # and smooth, so the bars can sit anywhere — isotonic steps were too coarse.
     calibrator = LogisticRegression(C=1e6).fit(log_odds(valid.raw), valid.answered)
     sets = {"valid": valid}
     if dev_items:
-        sets["dev"] = _score_split(dev_items, unit_model, context_model, version)
+        sets["dev"] = _score_split(dev_items, unit_model, context_model)
     calibrated = {name: calibrated_probability(calibrator, split.raw) for name, split in sets.items()}
     thresholds = thresholds_choose_joint([(calibrated[n], sets[n].answerable, sets[n].holds) for n in sets])
     thresholds["support_min"] = support_bar(valid.unit_p, valid.unit_y)
@@ -706,7 +685,6 @@ def artefact_write(trained: Trained, directory: Path, *, data: dict[str, Path], 
                 "calibrator": trained.calibrator,
                 "rarity": trained.rarity,
                 "centroid": trained.centroid,
-                **({"reader": trained.reader} if trained.reader is not None else {}),
             },
             handle,
             protocol=5,
@@ -716,8 +694,8 @@ def artefact_write(trained: Trained, directory: Path, *, data: dict[str, Path], 
         "name": name,
         "created": time.strftime("%Y-%m-%d"),
         "data": {label: {"file": file.name, "sha256": sha256(file)} for label, file in data.items()},
-        "features": list(feature_names()),
-        "context_features": list(context_feature_names()),
+        "features": list(NAMES),
+        "context_features": list(CONTEXT_NAMES),
         "features_version": FEATURES_VERSION,
         "units_version": UNITS_VERSION,
         "embedding": {"provider": provider.provider, "model": provider.model, "version": provider.version},
@@ -729,10 +707,7 @@ def artefact_write(trained: Trained, directory: Path, *, data: dict[str, Path], 
         "models": {
             "unit": repr(trained.unit_model),
             "context": repr(trained.context_model),
-            "calibration": "Platt (logistic on the log-odds) on the validation split"
-            if trained.reader is None
-            else "logistic on the context model's log-odds and the reader's score, on the validation split",
-            **({"reader": repr(trained.reader), "base": trained.base} if trained.reader is not None else {}),
+            "calibration": "Platt (logistic on the log-odds) on the validation split",
         },
         "contexts": "search + context_select over each split loaded as its own collection",
         "thresholds": trained.thresholds,

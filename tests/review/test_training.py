@@ -245,3 +245,19 @@ def test_a_new_artefact_never_overwrites_a_version(tmp_path):
     for name in ("answerer-v2", "answerer-v6", "answerer-test", "answerer-vx"):
         (tmp_path / f"{name}.pkl").write_bytes(b"")
     assert next_artefact_name(tmp_path) == "answerer-v7"
+
+
+def test_an_artefact_of_another_features_version_is_refused_not_misread(tmp_path):
+    import shutil
+
+    from review.answers.scorer import ArtefactError, artefact_read
+
+    shipped = Path(__file__).resolve().parents[2] / "review" / "answers" / "artefact" / "answerer-v6"
+    shutil.copy(shipped.with_suffix(".pkl"), tmp_path / "old.pkl")
+    meta = json.loads(shipped.with_suffix(".json").read_text(encoding="utf-8"))
+    assert artefact_read(shipped.with_suffix(".pkl")).meta["features_version"] == "features-v4"
+
+    meta["features_version"] = "features-v2"
+    (tmp_path / "old.json").write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(ArtefactError, match="features-v2.*latih ulang"):
+        artefact_read(tmp_path / "old.pkl")

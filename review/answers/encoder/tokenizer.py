@@ -8,9 +8,10 @@ character the original one it came from, and so is the Viterbi cut, word
 by word (a piece never holds "▁" inside it, so cutting word by word is the
 same cut), over a dict of the pieces: Hugging Face ``tokenizers``' Unigram
 model did the same cut but held 250 MB per process for the 250k pieces
-(``bench/reader_memory.py``), the dict about 30 MB. The offsets map every
-token back to the original text, which is how a span the reader finds
-becomes a quote of the evidence."""
+(``bench/reader_memory.py``); a dict of each piece's id, with the scores
+in a list, holds 23 MB (tracemalloc; a dict of (id, score) tuples held 35,
+and cut as fast). The offsets map every token back to the original text,
+which is how a span the reader finds becomes a quote of the evidence."""
 
 from __future__ import annotations
 
@@ -39,12 +40,12 @@ class WheelTokenizer:
         vocabulary = source.vocabulary
         self.bos, self.eos, self.pad, self.unk = vocabulary.bos, vocabulary.eos, vocabulary.pad, vocabulary.unk
         self._map = vocabulary.normalisation
-        scores = [float(x) for x in vocabulary.scores]
+        self._scores = [float(x) for x in vocabulary.scores]
         # As e5.c: the unknown piece is never matched by its text, and a
         # character no piece covers costs the lowest score less 10.
-        self._pieces = {p: (i, scores[i]) for i, p in enumerate(vocabulary.pieces) if p and i != self.unk}
+        self._pieces = {p: i for i, p in enumerate(vocabulary.pieces) if p and i != self.unk}
         self._longest = max(len(p) for p in self._pieces)
-        self._unk_score = min(scores) - 10.0
+        self._unk_score = min(self._scores) - 10.0
 
     def normalise(self, text: str) -> tuple[str, list[int]]:
         """The marked, normalised text and, per character of it, the index
@@ -73,9 +74,9 @@ class WheelTokenizer:
             if best[i] == -math.inf:
                 continue
             for e in range(i + 1, min(n, i + self._longest) + 1):
-                found = self._pieces.get(word[i:e])
-                if found is not None and best[i] + found[1] > best[e]:
-                    best[e], back[e] = best[i] + found[1], (i, found[0])
+                piece = self._pieces.get(word[i:e])
+                if piece is not None and best[i] + self._scores[piece] > best[e]:
+                    best[e], back[e] = best[i] + self._scores[piece], (i, piece)
             if best[i] + self._unk_score > best[i + 1]:
                 best[i + 1], back[i + 1] = best[i] + self._unk_score, (i, self.unk)
         cut: list[tuple[int, int, int]] = []

@@ -105,7 +105,12 @@ def replay(rows: list[dict], refuse_below: float, answer_at: float) -> dict[str,
     decision, in_claims, refused_yes, refused_no, wrong = [], [], [], [], []
     for r in rows:
         p, no_answer = r["answerable_p"], r["expected"] == REFUSED
-        refused = r["status"] == REFUSED or (p is not None and p < refuse_below and r["conflict_found"] != 1.0)
+        # Under the bar, a case stays with an editor where its sources'
+        # disagreement would send it there (recorded since the pipeline
+        # says so; older runs: any conflict found, which keeps more).
+        doubt = r.get("doubt_to_editor")
+        kept = doubt if doubt is not None else r["conflict_found"] == 1.0
+        refused = r["status"] == REFUSED or (p is not None and p < refuse_below and not kept)
         answered = not refused and r["answered"] == 1.0 and (p is None or p >= answer_at)
         holds = r["answer_in_claims"] == 1.0 and not refused
         if no_answer:

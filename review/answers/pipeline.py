@@ -118,7 +118,8 @@ def question_ask(
     for claim in validated.claims:
         claim.pages = span_labels([by_id[e] for e in claim.evidence_ids], claim.spans, located)
     band = scored.band() if generation.scored and scored is not None else generation.draft.status
-    if band == AnswerStatus.INSUFFICIENT_EVIDENCE and generation.scored and _doubt_is_a_conflict(scored, conflicts):
+    doubt = generation.scored and _doubt_is_a_conflict(scored, conflicts)
+    if band == AnswerStatus.INSUFFICIENT_EVIDENCE and doubt:
         # Sources that disagree about the answer lower the scorer's belief
         # that the evidence answers (it learned from contexts that agree):
         # an editor weighs both sides instead of hearing "not enough evidence".
@@ -153,7 +154,7 @@ def question_ask(
         "candidates": [h.evidence_id for h in hits],
         # Which scorer judged the evidence and how sure it was: the status
         # bars are read against this (and eval_answers can replay a bar).
-        "scorer": _scorer_record(scored) if generation.scored and scored is not None else None,
+        "scorer": _scorer_record(scored, doubt) if generation.scored and scored is not None else None,
     }
     progress("persist")
     with timed(timings, "persist"):
@@ -355,11 +356,15 @@ def _status(
     return AnswerStatus.ANSWERED
 
 
-def _scorer_record(scored: Scored) -> dict:
+def _scorer_record(scored: Scored, doubt: bool) -> dict:
     record = {
         "artefact": scored.judged_by or artefact().meta["name"],
         "answerable": round(scored.answerable, 4),
         "bars": scored.thresholds(),
+        # Whether these sources' disagreement would send a refusal to an
+        # editor, whatever the band: a replayed bar then keeps exactly the
+        # cases the pipeline keeps.
+        "doubt_to_editor": doubt,
     }
     return record if scored.reading is None else {**record, "reading": scored.reading}
 

@@ -636,6 +636,7 @@ def _answer_row(
             # The scorer's calibrated probability that the evidence answers:
             # a bar can be replayed on a run without asking again.
             "answerable_p": (asked.answer.retrieval.get("scorer") or {}).get("answerable"),
+            "doubt_to_editor": (asked.answer.retrieval.get("scorer") or {}).get("doubt_to_editor"),
         },
     )
 

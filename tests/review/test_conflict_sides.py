@@ -400,3 +400,19 @@ def test_the_answer_page_groups_the_sources_under_their_side_and_names_the_more_
     markdown = client.get(reverse("answer-export", args=[asked.answer.pk]) + "?format=md").content.decode()
     assert "  - tersedia untuk semua pelanggan (GA): S1:r1:p1 (peringkat 1) — lebih berwenang" in markdown
     assert "  - private preview: K1:r1:p1 (peringkat 4)" in markdown
+
+
+def test_the_same_quantity_of_two_products_is_no_conflict(make_revision, make_user):
+    # Two spec sheets give the same attribute in the same unit, each of its
+    # own product: a difference between products, not sources disagreeing.
+    for key, code, hours in (("S1", "KR-220X", 30), ("S2", "KR-230", 26)):
+        make_revision(
+            f"# Spesifikasi {code}\n\n## Baterai\n\nWaktu pemutaran {code}: hingga {hours} jam dengan sekali pengisian",
+            key=key,
+            title=f"Spesifikasi {code}",
+            public=True,
+            source_type="spec",
+            document_date=date(2026, 2, 1),
+        )
+    contract = ask("Berapa jam waktu pemutaran baterai perekam KR-220X dan KR-230?", make_user)
+    assert not [c for c in contract.conflicts if c.kind == "number"]

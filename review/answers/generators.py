@@ -401,6 +401,10 @@ class ReaderGenerator(ExtractiveGenerator):
         return reader_load(Path(self.artefact or config["artefact"]), threads=config["threads"], quantise=quantise)
 
 
+# The reader's generator names: as configured, and with int8 products.
+READER_NAMES = ("reader", "reader+int8")
+
+
 def generator_from_config(kind: str | None = None) -> Generator:
     """The generator named by ``kind`` or ``settings.NALARKU_GENERATOR``;
     "reader@PATH" names a reader artefact other than the configured one.
@@ -411,7 +415,7 @@ def generator_from_config(kind: str | None = None) -> Generator:
     if kind in ("", "extractive"):
         return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE)
     head, _, artefact = kind.partition("@")
-    if head in ("reader", "reader+int8"):
+    if head in READER_NAMES:
         extractive = {**settings.NALARKU_EXTRACTIVE, "meaning_weight": 0.0}
         int8 = True if head == "reader+int8" else None
         return ReaderGenerator(**extractive, artefact=reader_path(artefact), int8=int8)

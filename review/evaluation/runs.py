@@ -515,7 +515,7 @@ def answers_evaluate(
     claims, refusals where there is no answer, ``answered`` without the
     answer, conflicts found, citations valid, claims supported. Answers are
     rolled back so evaluation never fills the editors' history."""
-    from review.answers.generators import generator_from_config
+    from review.answers.generators import READER_NAMES, generator_from_config
     from review.answers.scorer import artefact_used
 
     generators = list(generators)
@@ -547,7 +547,7 @@ def answers_evaluate(
         # "reader@reader-v2": the reader of another artefact.
         # "reader+int8@reader-v3": that reader with int8 matrix products.
         kind, _, artefact_name = name.partition("@")
-        kind = "reader" if kind in ("reader", "reader+int8") else kind
+        kind = "reader" if kind in READER_NAMES else kind
         generator = generator_from_config(name if kind == "reader" else kind)
         scorer = artefact_used(artefact_name) if artefact_name and kind != "reader" else nullcontext()
         with scorer:
@@ -588,6 +588,7 @@ def _answer_row(
         latency = (time.perf_counter() - started) * 1000
         contract = asked.contract
         timings = asked.answer.timings_ms
+        scorer_record = asked.answer.retrieval.get("scorer") or {}
         verdicts = judge.verdicts(contract, _texts(contract)) if judge else []
         transaction.set_rollback(True)
     cited = {e for c in contract.claims for e in c.evidence_ids}
@@ -635,8 +636,8 @@ def _answer_row(
             "question_word": question_word(case.question),
             # The scorer's calibrated probability that the evidence answers:
             # a bar can be replayed on a run without asking again.
-            "answerable_p": (asked.answer.retrieval.get("scorer") or {}).get("answerable"),
-            "doubt_to_editor": (asked.answer.retrieval.get("scorer") or {}).get("doubt_to_editor"),
+            "answerable_p": scorer_record.get("answerable"),
+            "doubt_to_editor": scorer_record.get("doubt_to_editor"),
         },
     )
 

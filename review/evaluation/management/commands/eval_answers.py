@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from retrieval.http import ServiceError
-from review.answers.generators import reader_path
+from review.answers.generators import READER_NAMES, reader_path
 from review.answers.scorer import artefact_path
 from review.evaluation.judge import judge_calibrate, judge_from_config
 from review.evaluation.runs import ANSWER_GENERATORS, answers_evaluate
@@ -186,7 +186,7 @@ def _fmt(value: object) -> str:
 def _known(name: str) -> bool:
     """A generator eval_answers can run, and the artefact it names exists."""
     kind, _, artefact = name.partition("@")
-    if kind in ("reader", "reader+int8"):
+    if kind in READER_NAMES:
         return not artefact or Path(reader_path(artefact)).with_suffix(".npz").is_file()
     if kind not in (*ANSWER_GENERATORS, "ollama", "openai"):
         return False

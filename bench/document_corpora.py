@@ -589,6 +589,9 @@ def run_trafilatura(folder: Path, args: argparse.Namespace) -> dict:
     expectations, skipped = read_expectations(tests) if tests.is_file() else ({}, {"realworld_tests.py tidak ada": 1})
     files = sorted(p for p in cache.iterdir() if p.suffix.lower() in (".html", ".htm") and args.match in p.name)
     server, port = serve(cache)
+    # Fetching refuses loopback unless the operator lists it (retrieval.addresses):
+    # this server is on loopback by intent.
+    settings.NALARKU_FETCH = {**settings.NALARKU_FETCH, "allow": ["127.0.0.1"], "ports": [port]}
     print(
         f"\n== B. trafilatura: {len(files)} halaman di {cache}, disajikan di http://127.0.0.1:{port}/; "
         f"{len(expectations)} halaman punya string with/without"

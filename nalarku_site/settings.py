@@ -261,11 +261,16 @@ CELERY_BEAT_SCHEDULE = {
 
 # Fetching sources from their URL (retrieval.fetching): per-request timeout,
 # the pause between two requests to one host, and the default re-fetch interval.
+# A fetch reaches only public addresses on ports 80 and 443 (retrieval.addresses):
+# "allow" lists the intranet host names, addresses and CIDR networks it may
+# reach too, "ports" the ports it may use besides 80 and 443 (both comma-separated).
 NALARKU_FETCH = {
     "timeout": float(os.environ.get("NALARKU_FETCH_TIMEOUT", "20")),
     "host_delay": float(os.environ.get("NALARKU_FETCH_HOST_DELAY", "1")),
     "max_redirects": 5,
     "every_hours": int(os.environ.get("NALARKU_FETCH_EVERY_HOURS", "24")),
+    "allow": [h.strip() for h in os.environ.get("NALARKU_FETCH_ALLOW", "").split(",") if h.strip()],
+    "ports": [int(p) for p in os.environ.get("NALARKU_FETCH_PORTS", "").split(",") if p.strip()],
 }
 
 # Django's cache is Redis, shared by every web worker: the bearer-token

@@ -22,6 +22,7 @@ from django.utils.html import format_html
 
 from . import ingestion, sources
 from .converters import MAX_FILE_BYTES, Converted
+from .fetching import url_refusal
 from .models import (
     Chunk,
     ContentFormat,
@@ -159,6 +160,33 @@ def upload_field() -> forms.FileField:
     )
 
 
+def check_fetched_url(form: forms.ModelForm, data: dict, *, fetched: bool) -> None:
+    """A URL the document will be fetched from is refused on save for the
+    reason its fetch would be (an internal address, a port not allowed),
+    rather than left to fail at the first fetch. Checked when the URL or the
+    interval changes only, so a document saved before this check can still
+    be edited; its fetches are refused all the same."""
+    url = data.get("url")
+    if not url or not fetched or not {"url", "fetch_every_hours"} & set(form.changed_data):
+        return
+    if reason := url_refusal(url):
+        form.add_error("url", f"URL ini tidak dapat diambil: {reason}")
+
+
+class DocumentChangeForm(forms.ModelForm):
+    """A saved document; its URL is checked when it is one to re-fetch."""
+
+    class Meta:
+        model = Document
+        fields = ("key", "title", "url", "source_type", "collection", "public", "groups", "fetch_every_hours")
+        field_classes = {"url": partial(forms.URLField, assume_scheme="https")}  # as DocumentAddForm's
+
+    def clean(self) -> dict:
+        data = super().clean()
+        check_fetched_url(self, data, fetched=bool(data.get("fetch_every_hours")))
+        return data
+
+
 class DocumentAddForm(forms.ModelForm):
     """A new document with its first revision, typed or uploaded, in one
     form. The revision goes through the same intake as every other
@@ -200,6 +228,8 @@ class DocumentAddForm(forms.ModelForm):
             raise forms.ValidationError(
                 {"content": "isi kosong: tempel teks atau unggah berkas (atau isi URL sumber untuk diambil)"}
             )
+        typed = upload or (data.get("content") or "").strip()
+        check_fetched_url(self, data, fetched=bool(data.get("fetch_every_hours")) or not typed)
         return data
 
     def first_revision(self) -> ingestion.RevisionInput | None:
@@ -274,6 +304,7 @@ class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
     ]
     inlines = [RevisionInline, RelationInline]
     actions = ["fetch_now"]
+    form = DocumentChangeForm
 
     class Media:
         js = ["js/admin-upload.js"]

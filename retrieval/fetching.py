@@ -11,6 +11,11 @@ Crawl-delay, if longer), redirects are followed one hop at a time so each
 hop is checked again, and the reply is read up to the file size limit.
 ETag and Last-Modified make a re-fetch of an unchanged page a 304.
 
+Only public addresses on ports 80 and 443 are fetched, besides the hosts,
+networks and ports the operator lists (``retrieval.addresses``): every
+connection, robots.txt and redirect hops included, goes to an address that
+was checked.
+
 A new revision is made only when the extracted content changed
 (``revision_submit`` compares content hashes). Every outcome is recorded on
 the document (``fetch_status``, ``fetch_error``, ``last_fetched_at``); a
@@ -30,6 +35,7 @@ import httpx
 from django.conf import settings
 from django.utils import timezone
 
+from .addresses import AddressRefused, Allowance, VettedTransport, addresses_vetted, url_target
 from .converters import MAX_FILE_BYTES, ConversionError, convert
 from .encodings import UndecodableError, text_decoded
 from .http import transport_problem
@@ -38,7 +44,7 @@ from .models import Document
 
 USER_AGENT = "Nalarku/1.0 (pemeriksa arsip redaksi)"
 ROBOTS_AGENT = "Nalarku"
-DEFAULTS = {"timeout": 20.0, "host_delay": 1.0, "max_redirects": 5, "every_hours": 24}
+DEFAULTS = {"timeout": 20.0, "host_delay": 1.0, "max_redirects": 5, "every_hours": 24, "allow": (), "ports": ()}
 _HTML = {"text/html", "application/xhtml+xml"}
 _BINARY = {"application/pdf": "pdf", "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx"}
 _TEXT = {"text/plain": "text", "text/markdown": "markdown", "text/x-markdown": "markdown"}
@@ -46,6 +52,12 @@ _TEXT = {"text/plain": "text", "text/markdown": "markdown", "text/x-markdown": "
 
 def config() -> dict:
     return {**DEFAULTS, **getattr(settings, "NALARKU_FETCH", {})}
+
+
+def allowance() -> Allowance:
+    """The intranet hosts, networks and ports fetching may reach, as configured."""
+    options = config()
+    return Allowance.parse(options["allow"], options["ports"])
 
 
 class FetchError(Exception):
@@ -84,7 +96,13 @@ class Fetcher:
         self._sleep = sleep
         self._robots: dict[str, RobotFileParser | bool] = {}
         self._last_request: dict[str, float] = {}
-        self._client = httpx.Client(timeout=self.timeout, headers={"User-Agent": USER_AGENT}, follow_redirects=False)
+        self.allowance = allowance()
+        self._client = httpx.Client(
+            timeout=self.timeout,
+            headers={"User-Agent": USER_AGENT},
+            follow_redirects=False,
+            transport=VettedTransport(self.allowance),
+        )
 
     def close(self) -> None:
         self._client.close()
@@ -121,9 +139,11 @@ class Fetcher:
     # --- politeness -------------------------------------------------------------
 
     def _check(self, url: str) -> None:
+        try:
+            url_target(url, self.allowance)  # the address itself is checked where it is connected to
+        except AddressRefused as exc:
+            raise FetchError(str(exc)) from None
         parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise FetchError(f"URL harus http atau https dengan nama host: {url!r}")
         robots = self._robots_for(parts)
         if robots is False or (robots is not True and not robots.can_fetch(ROBOTS_AGENT, url)):
             raise FetchError(f"dilarang oleh robots.txt {parts.scheme}://{parts.netloc}")
@@ -188,6 +208,8 @@ class _Reply:
             return self._stream.__enter__()
         except httpx.HTTPError as exc:
             raise _translated(exc, self._timeout) from None
+        except AddressRefused as exc:  # raised where the connection would have been opened
+            raise FetchError(str(exc)) from None
 
     def __exit__(self, *exc: object) -> None:
         self._stream.__exit__(*exc)
@@ -276,6 +298,23 @@ def _read(body: bytes, response: httpx.Response, url: str) -> Fetched:
 
 
 # --- services ---------------------------------------------------------------------
+
+
+def url_refusal(url: str) -> str | None:
+    """Why a fetch of ``url`` would be refused for where it leads (a scheme,
+    port or internal address not allowed), or None. For forms, so an admin
+    learns it on save; the fetch checks again when it connects, since a name
+    may resolve elsewhere by then. A name that does not resolve now is not
+    refused here: its fetch will say so."""
+    allowed = allowance()
+    try:
+        host, port = url_target(url, allowed)
+        addresses_vetted(host, port, allowed)
+    except AddressRefused as exc:
+        return str(exc)
+    except (OSError, UnicodeError):
+        return None
+    return None
 
 
 def _date(value: str | None) -> date | None:

@@ -64,6 +64,13 @@ def site(httpserver: HTTPServer) -> Site:
 run = run_command
 
 
+@pytest.fixture(autouse=True)
+def _loopback_server_allowed(settings, httpserver: HTTPServer) -> None:  # noqa: ANN001
+    """The test server is on loopback, which fetching refuses unless the
+    operator lists it (issue 55): its name and port are listed, nothing more."""
+    settings.NALARKU_FETCH = {**settings.NALARKU_FETCH, "allow": [httpserver.host], "ports": [httpserver.port]}
+
+
 def test_a_page_is_fetched_changed_and_refetched_into_a_second_revision(site: Site):
     out, err, error = run(
         "ingest", "--fetch", site.url, "--doc-id", "D40", "--public", "--source-type", "announcement", "--sync"
@@ -123,7 +130,7 @@ def test_failures_are_recorded_and_the_serving_revision_stays(site: Site, httpse
         assert Revision.objects.get(pk=serving).status == "active"
 
 
-def test_robots_txt_redirects_and_timeouts(httpserver: HTTPServer):
+def test_robots_txt_redirects_and_timeouts(httpserver: HTTPServer, settings):  # noqa: ANN001
     httpserver.expect_request("/robots.txt").respond_with_data("User-agent: Nalarku\nDisallow: /rahasia\n")
     httpserver.expect_request("/lama").respond_with_response(Response(status=301, headers={"Location": "/baru"}))
     httpserver.expect_request("/baru").respond_with_data("Halaman pindah ke sini.", content_type="text/plain")
@@ -140,6 +147,7 @@ def test_robots_txt_redirects_and_timeouts(httpserver: HTTPServer):
             fetcher.get(httpserver.url_for("/lambat"))
         with pytest.raises(FetchError, match="URL harus http atau https"):
             fetcher.get("file:///etc/passwd")
+    settings.NALARKU_FETCH = {**settings.NALARKU_FETCH, "allow": ["127.0.0.1"], "ports": [9]}
     with Fetcher(timeout=0.5, host_delay=0) as fetcher:
         # Nothing listens on the discard port; said in words, not httpx's class name.
         with pytest.raises(

@@ -3,8 +3,12 @@ SHELL := /bin/bash
 
 .PHONY: install demo lint format test screenshots bench report clean-test
 
-install:  ## Python 3.11 environment with every dependency, from uv.lock
-	@command -v uv >/dev/null 2>&1 || python3 -m pip install --quiet uv
+# uv comes from PATH, else from the bootstrap virtualenv scripts/ensure-uv.sh
+# makes under var/ (a stock Debian or Ubuntu Python refuses `pip install`).
+export PATH := $(PATH):$(CURDIR)/var/bootstrap/bin
+
+install:  ## Python 3.11 environment with every dependency, from uv.lock (uv installed under var/ if missing)
+	@scripts/ensure-uv.sh
 	uv sync --frozen
 
 demo: install  ## embedded PostgreSQL + demo archive + worker + web server
@@ -19,13 +23,13 @@ format: install  ## ruff: sort imports, apply the safe fixes, format
 	uv run --frozen ruff format .
 
 test: install  ## the whole suite, on real PostgreSQL+pgvector, real Redis, real Chromium, real OCR
-	scripts/ensure-redis.sh
+	REDIS_URL=$${REDIS_TEST_URL:-redis://127.0.0.1:6379/15} scripts/ensure-redis.sh
 	scripts/ensure-chromium.sh
 	scripts/ensure-ocr.sh
 	REDIS_URL=$${REDIS_TEST_URL:-redis://127.0.0.1:6379/15} uv run --frozen python -m pytest $(PYTEST_ARGS)
 
 screenshots: install  ## the README's screenshots (docs/screenshots/), from the editor's walk in Chromium
-	scripts/ensure-redis.sh
+	REDIS_URL=$${REDIS_TEST_URL:-redis://127.0.0.1:6379/15} scripts/ensure-redis.sh
 	scripts/ensure-chromium.sh
 	NALARKU_SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots REDIS_URL=$${REDIS_TEST_URL:-redis://127.0.0.1:6379/15} \
 		uv run --frozen python -m pytest tests/browser/test_editor_flow.py

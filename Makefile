@@ -1,7 +1,7 @@
 # Nalarku — the two commands a fresh machine needs: `make demo`, `make test`.
 SHELL := /bin/bash
 
-.PHONY: install demo lint format test screenshots bench report clean-test
+.PHONY: install demo stop lint format test screenshots bench report clean-test
 
 # uv comes from PATH, else from the bootstrap virtualenv scripts/ensure-uv.sh
 # makes under var/ (a stock Debian or Ubuntu Python refuses `pip install`).
@@ -11,8 +11,11 @@ install:  ## Python 3.11 environment with every dependency, from uv.lock (uv ins
 	@scripts/ensure-uv.sh
 	uv sync --frozen
 
-demo: install  ## embedded PostgreSQL + demo archive + worker + web server
+demo: install  ## embedded PostgreSQL + demo archive + worker + web server (Ctrl-C stops the server and worker)
 	scripts/demo.sh
+
+stop:  ## stop what `make demo` started: web server, worker, embedded PostgreSQL, the Redis it started
+	@scripts/stop.sh
 
 lint: install  ## ruff: lint rules and format, as .ci/run checks them before the tests ("make format" fixes)
 	uv run --frozen ruff check .

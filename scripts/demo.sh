@@ -4,6 +4,10 @@
 # run as in production: debug off, a secret generated once and kept in the
 # data directory, gunicorn with static files served by whitenoise.
 # NALARKU_DEBUG=1 make demo runs Django's development server instead.
+#
+# Ctrl-C stops the web server and the worker; the embedded PostgreSQL and a
+# Redis started here keep running, so the next `make demo` starts in
+# seconds. `make stop` (scripts/stop.sh) stops all of them, from any shell.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NALARKU_DATA_DIR="${NALARKU_DATA_DIR:-$(pwd)/var}"
@@ -45,11 +49,23 @@ cat <<MSG
   Login demo (kata sandi):
 $(uv run --frozen python manage.py demo_setup --print-logins)
 
-  Hentikan dengan Ctrl-C (worker: kill \$(cat $pidfile)).
+  Ctrl-C menghentikan server web dan worker. PostgreSQL tertanam dan Redis
+  tetap berjalan agar demo berikutnya cepat mulai; semuanya berhenti dengan
+  make stop (juga dari terminal lain).
 MSG
+
+# The worker is detached (its own session): Ctrl-C reaches only the server
+# in the foreground, so the worker is stopped here when this script ends,
+# however it ends (Ctrl-C, the server stopped by `make stop`, an error).
+trap 'scripts/stop.sh worker' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 if [[ "$NALARKU_DEBUG" == "1" ]]; then
-  exec uv run --frozen python manage.py runserver "$HOST:$PORT"
+  # runserver writes no pid file: the shell that becomes it (exec keeps the pid) writes it.
+  bash -c 'echo $$ > "$1"; shift; exec "$@"' _ "$NALARKU_DATA_DIR/runserver.pid" \
+    uv run --frozen python manage.py runserver "$HOST:$PORT"
+  exit
 fi
 uv run --frozen python manage.py collectstatic --no-input -v 0
-exec uv run --frozen gunicorn nalarku_site.wsgi --bind "$HOST:$PORT" --workers "${NALARKU_WEB_WORKERS:-2}" \
-  --timeout 120 --access-logfile - --log-level info
+uv run --frozen gunicorn nalarku_site.wsgi --bind "$HOST:$PORT" --workers "${NALARKU_WEB_WORKERS:-2}" \
+  --timeout 120 --access-logfile - --log-level info --pid "$NALARKU_DATA_DIR/gunicorn.pid"

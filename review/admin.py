@@ -17,7 +17,7 @@ from django.utils.text import capfirst
 from retrieval.admin import ByDocument, ReaderScoped
 
 from .api.tokens import token_issue
-from .desk.reviewing import answers_visible_to, claims_visible_to
+from .desk.reviewing import answers_visible_to, claims_visible_to, lookups_visible_to
 from .models import Answer, ApiToken, Claim, ClaimEvidence, EvidenceLookup, Question
 
 
@@ -152,7 +152,7 @@ class EvidenceLookupAdmin(ReaderScoped, admin.ModelAdmin):
     readonly_fields = FIELDS
 
     def scope(self, queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
-        return queryset.filter(claim__in=claims_visible_to(user))
+        return queryset.filter(pk__in=lookups_visible_to(user).values("pk"))
 
 
 # --- The audit log and the login records, in Indonesian ---------------------

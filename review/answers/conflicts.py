@@ -659,3 +659,82 @@ def _differing_value(
                 kind = "date" if m.kind == "date" else "number"
                 return kind, f"{_source(newer)}: “{m.text}”; {_source(older)}: “{o.text}”", m.text, o.text
     return None
+
+
+# --- claims that disagree ----------------------------------------------------------------
+
+# A number and what it counts: the noun after it, with a rate's "per X"
+# ("1.200 permintaan per menit", "60 hari", "5 GB"). Not a number inside a
+# code or a version (LD-4290, v4.3.0), nor a date's day or year.
+_COUNTED = re.compile(
+    r"(?<![\w.,/-])(\d{1,3}(?:\.\d{3})+|\d+(?:,\d+)?)\s*(%|[A-Za-zÀ-ÿ]{2,}(?:\s+per\s+[A-Za-zÀ-ÿ]{2,})?)",
+)
+_MONTH_WORDS = frozenset(
+    "januari februari maret april mei juni juli agustus september oktober november desember "
+    "january february march may june july august october december".split()
+)
+
+
+def _counted(text: str) -> dict[str, set[str]]:
+    """What ``text`` counts → the values it gives ("permintaan per menit" →
+    {"1200"}), numbers read the Indonesian way (1.200 is twelve hundred)."""
+    out: dict[str, set[str]] = {}
+    for m in _COUNTED.finditer(text):
+        unit = m.group(2).lower().replace("persen", "%")
+        if unit.split()[0] in _MONTH_WORDS or not _content(unit.split()[0]):
+            continue
+        value = m.group(1).replace(".", "").replace(",", ".")
+        out.setdefault(unit, set()).add(value)
+    return out
+
+
+def claims_disagree(claims: list[Claim], chunks: list[Hit], conflicts: list[Conflict]) -> list[Conflict]:
+    """Claims of one answer that give different values of the same quantity:
+    a number conflict, whatever the sources' other sentences say. Each claim
+    answers the question, so the question is their subject; two claims that
+    name different products or codes are about different things, and a claim
+    giving both values (a change "dari 600 menjadi 1.200") takes no side.
+    Pairs of sources already in a conflict are not listed twice."""
+    by_id = {h.evidence_id: h for h in chunks}
+    paired = {frozenset(h.split(":r")[0] for h in c.evidence_ids) for c in conflicts}
+    found: list[Conflict] = []
+    cited = [(c, [by_id[e] for e in c.evidence_ids if e in by_id]) for c in claims]
+    for (a, hits_a), (b, hits_b) in combinations([(c, h) for c, h in cited if h], 2):
+        first, second = hits_a[0], hits_b[0]
+        if (first.document, first.revision) == (second.document, second.revision):
+            continue
+        if frozenset({first.document, second.document}) in paired:
+            continue
+        if _different_subjects_text(a.text, b.text):
+            continue
+        ours, theirs = _counted(a.text), _counted(b.text)
+        for unit in sorted(ours.keys() & theirs.keys()):
+            only_a, only_b = ours[unit] - theirs[unit], theirs[unit] - ours[unit]
+            if not only_a or not only_b or ours[unit] & theirs[unit]:
+                continue
+            value = {first.evidence_id: _written(a.text, unit), second.evidence_id: _written(b.text, unit)}
+            newer, older = (
+                (first, second)
+                if (_date(first), first.revision) >= (_date(second), second.revision)
+                else (second, first)
+            )
+            found.append(
+                _conflict(
+                    "number",
+                    [[newer], [older]],
+                    [value[newer.evidence_id], value[older.evidence_id]],
+                    value,
+                    f"{_source(newer)}: “{value[newer.evidence_id]}”; {_source(older)}: “{value[older.evidence_id]}”",
+                )
+            )
+            paired.add(frozenset({first.document, second.document}))
+            break
+    return found
+
+
+def _written(text: str, unit: str) -> str:
+    """The value with its unit as the claim writes it ("1.200 permintaan per menit")."""
+    for m in _COUNTED.finditer(text):
+        if m.group(2).lower().replace("persen", "%") == unit:
+            return m.group(0)
+    return unit

@@ -19,17 +19,24 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
-from django.db.models import Q
 
 from nalarku_site.metrics import ASK_STAGE_SECONDS, stages_observe
 from retrieval.http import ServiceError
-from retrieval.models import Chunk, Document, EmbeddingSpace, Revision
+from retrieval.in_force import numbers_in_force
+from retrieval.models import Chunk, Document, EmbeddingSpace
 from retrieval.pages import chunks_located, span_labels
 from retrieval.search import Hit, SearchResponse, search, timed
 
 from ..models import Answer, AnswerStatus, ClaimEvidence, Question, QuestionState
 from ..models import Claim as ClaimRow
-from .conflicts import conflict_sides_claimed, conflicts_find, current_revisions, numbers_beyond, statements
+from .conflicts import (
+    claims_disagree,
+    conflict_sides_claimed,
+    conflicts_find,
+    current_revisions,
+    numbers_beyond,
+    statements,
+)
 from .context import ContextPolicy, context_select
 from .contract import AnswerContract, Claim, Conflict, Draft, Evidence
 from .generators import (
@@ -109,6 +116,9 @@ def question_ask(
     degraded += [d for d in generation.degraded + validated.degraded if d not in degraded]
     if generation.scored and scored is not None and conflicts:
         validated.claims = conflict_sides_claimed(validated.claims, conflicts, scored, joined)
+    # Two claims giving the same quantity different values disagree, whatever
+    # their sources' other sentences say: an editor picks the side in force.
+    conflicts += claims_disagree(validated.claims, chunks, conflicts)
 
     by_id = {h.evidence_id: h for h in chunks}
     in_conflict = {e for c in conflicts for e in c.evidence_ids}
@@ -371,20 +381,9 @@ def _scorer_record(scored: Scored, doubt: bool) -> dict:
 
 def hits_as_of(hits: list[Hit], as_of: date) -> list[Hit]:
     """Hits from the revision each document had in force on ``as_of``."""
-    documents = {h.document_id for h in hits}
-    in_force: dict[int, int] = {}
-    for doc, number in (
-        Revision.objects.filter(document_id__in=documents, status__in=["active", "superseded"])
-        .filter(Q(document_date__lte=as_of) | Q(document_date__isnull=True))
-        .order_by("document_id", "number")
-        .values_list("document_id", "number")
-    ):
-        in_force[doc] = number  # the last one wins: the newest in force
-    kept = []
-    for hit in hits:
-        if in_force.get(hit.document_id) == hit.revision:
-            kept.append(hit)  # still flagged if superseded since: the editor sees a newer one exists
-    return kept
+    in_force = numbers_in_force({h.document for h in hits}, as_of)
+    # Still flagged if superseded since: the editor sees a newer one exists.
+    return [hit for hit in hits if in_force.get(hit.document) == hit.revision]
 
 
 def _evidence(hit: Hit, current: dict[str, int], indexed_at: datetime | None = None) -> Evidence:

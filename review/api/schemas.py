@@ -106,7 +106,12 @@ class StoredAnswer(Schema):
     question: str
     contract: AnswerContract = Field(
         description="Kontrak jawaban seperti yang boleh Anda lihat sekarang; superseded/current_revision tiap "
-        "bukti menurut revisi yang berlaku sekarang"
+        "bukti menurut revisi yang berlaku pada tanggal jawaban (sekarang, atau tanggal as_of pertanyaannya)"
+    )
+    newer_since: dict[str, int] = Field(
+        default_factory=dict,
+        description="Jawaban per tanggal: dokumen yang sejak tanggal itu punya revisi lebih baru (kunci → revisi "
+        "yang berlaku sekarang); bukan kesalahan jawaban",
     )
     sources_changed: list[str] = Field(
         description="Bukti klaim yang revisinya diganti sejak jawaban dibuat (hanya dari dokumen yang boleh Anda baca)"

@@ -33,7 +33,7 @@ from review.answers.contract import AnswerContract
 from review.answers.pipeline import contract_for, question_ask
 from review.api.schemas import AskBody, Error, ReviewBody, Reviewed, SearchQuery, SearchResult, StoredAnswer
 from review.api.throttle import BearerLocked, bearer_authenticate, client_address
-from review.desk.freshness import asked_again_links, contract_now
+from review.desk.freshness import asked_again_links, contract_now, newer_since
 from review.desk.reviewing import (
     OldSourcesUnconfirmed,
     answers_visible_to,
@@ -251,7 +251,7 @@ def answer_api(request: HttpRequest, pk: int) -> dict:
     answer = answers_visible_to(request.user).select_related("question").filter(pk=pk).first()
     if answer is None:
         raise ApiError(404, "jawaban tidak ditemukan")
-    fresh = contract_now(contract_for(answer, request.user), request.user)
+    fresh = contract_now(contract_for(answer, request.user), request.user, as_of=answer.question.as_of)
     cited = {eid for claim in fresh.contract.claims for eid in claim.evidence_ids}
     older, newer = asked_again_links(answer, request.user)
     return {
@@ -259,6 +259,7 @@ def answer_api(request: HttpRequest, pk: int) -> dict:
         "question": answer.question.text,
         "contract": fresh.contract,
         "sources_changed": sorted(eid for eid in fresh.changed if eid in cited),
+        "newer_since": newer_since(fresh),
         "asked_again_from": older.pk if older else None,
         "asked_again": [a.pk for a in newer],
     }

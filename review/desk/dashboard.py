@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.db.models import QuerySet
 
-from review.models import Claim, EvidenceLookup
+from review.models import EvidenceLookup
 
 
 @dataclass(frozen=True)
@@ -20,14 +20,14 @@ class LookupStat:
     needs_review: int
 
 
-def lookup_stats(by: str, *, claims: QuerySet[Claim]) -> list[LookupStat]:
-    """Decided lookups of ``claims`` (those the viewer may see) that the desk's
+def lookup_stats(by: str, *, lookups: QuerySet[EvidenceLookup]) -> list[LookupStat]:
+    """Decided ``lookups`` (those the viewer may see: ``lookups_visible_to``) that the desk's
     page measured, grouped by ``editor`` or ``category``, slowest p90 first."""
     field = {"editor": "editor__username", "category": "claim__answer__question__category"}[by]
     groups: dict[str, list[tuple[int, str]]] = {}
-    for label, duration, outcome in EvidenceLookup.objects.filter(
-        decided_at__isnull=False, duration_ms__isnull=False, claim__in=claims
-    ).values_list(field, "duration_ms", "outcome"):  # an empty duration: decided without the page measuring
+    for label, duration, outcome in lookups.filter(decided_at__isnull=False, duration_ms__isnull=False).values_list(
+        field, "duration_ms", "outcome"
+    ):  # an empty duration: decided without the page measuring
         groups.setdefault(label or "(tanpa kategori)", []).append((duration, outcome))
     stats = []
     for label, rows in groups.items():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from review.answers.contract import AnswerContract
+from review.desk.freshness import since_sentence
 from review.desk.templatetags.nalarku import label, pages, repeats, safe_href
 from review.models import Answer, Claim
 
@@ -22,6 +23,7 @@ def answer_export_json(
     claims: list[Claim],
     reviews: bool = True,
     changed: dict[str, int] | None = None,
+    since: dict[str, int] | None = None,
 ) -> str:
     """``reviews``: the reader may see editors' decisions and notes (the
     review permission); else the claims come without them."""
@@ -37,6 +39,7 @@ def answer_export_json(
         ]
     cited = {eid for claim in contract.claims for eid in claim.evidence_ids}
     data["sources_changed"] = sorted(eid for eid in changed if eid in cited)
+    data["newer_since"] = since or {}
     for claim in data["claims"] if reviews else []:
         stored = stored_by_text.get(claim["text"])
         claim["review"] = {
@@ -54,6 +57,7 @@ def answer_export_markdown(
     claims: list[Claim],
     reviews: bool = True,
     changed: dict[str, int] | None = None,
+    since: dict[str, int] | None = None,
 ) -> str:
     stored_by_text = {c.text: c for c in claims}
     cited = {eid for claim in contract.claims for eid in claim.evidence_ids}
@@ -64,6 +68,8 @@ def answer_export_markdown(
         f"Status: **{label(contract.status.value)}** · {contract.question_id}",
         "",
     ]
+    if since:
+        lines += [f"> {since_sentence(since)}", ""]
     if replaced:
         lines += [f"> **Sumber berubah sejak jawaban ini dibuat** ({', '.join(replaced)}). Tanyakan lagi.", ""]
     if contract.claims:

@@ -9,11 +9,12 @@ from __future__ import annotations
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
+from retrieval.in_force import numbers_in_force
 from retrieval.models import Document
-from review.models import Answer, AnswerStatus, Claim, ClaimEvidence, ClaimReview
+from review.models import Answer, AnswerStatus, Claim, ClaimEvidence, ClaimReview, EvidenceLookup
 
 from .lookups import lookup_close
 
@@ -39,19 +40,31 @@ def can_review(user: Reader) -> bool:
     return bool(user.is_authenticated and user.is_active and user.has_perm(REVIEW_PERMISSION))
 
 
+def colleagues_of(reader: Reader) -> QuerySet:
+    """Users who share at least one group with ``reader`` (``reader`` too, when
+    they are in a group)."""
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.filter(groups__user=reader).values("pk")
+
+
 def answers_visible_to(reader: Reader) -> QuerySet[Answer]:
-    """Answers a reader may open: their own questions, and answers whose
-    evidence all comes from documents the reader may see now. (An answer
-    without evidence shows only its question, which may itself be private.)"""
+    """Answers a reader may open. A question is its asker's work in progress
+    and may carry what is not for others (notes, names, drafts): it and its
+    answer are seen by the one who asked, and by reviewers who share a group
+    with the asker and may read every document the answer cites — by nobody
+    else. Superusers see everything."""
     if not reader.is_authenticated or not reader.is_active:
         return Answer.objects.none()
     if reader.is_superuser:
         return Answer.objects.all()
+    own = Q(question__asked_by=reader)
+    if not can_review(reader):
+        return Answer.objects.filter(own)
     visible = Document.objects.visible_to(reader).values("pk")
-    cited = ClaimEvidence.objects.filter(claim__answer=OuterRef("pk"))
     # exclude() keeps rows whose document is gone (NULL): they count as hidden.
-    hidden = cited.exclude(document__in=visible)
-    return Answer.objects.filter(Q(question__asked_by=reader) | (Exists(cited) & ~Exists(hidden)))
+    hidden = ClaimEvidence.objects.filter(claim__answer=OuterRef("pk")).exclude(document__in=visible)
+    return Answer.objects.filter(own | (Q(question__asked_by__in=colleagues_of(reader)) & ~Exists(hidden)))
 
 
 def claims_visible_to(reader: Reader) -> QuerySet[Claim]:
@@ -64,21 +77,32 @@ def claims_visible_to(reader: Reader) -> QuerySet[Claim]:
     return Claim.objects.filter(answer__in=answers).exclude(Exists(hidden))
 
 
-def claim_old_sources(*, claim: Claim, reader: Reader) -> list[tuple[str, int]]:
-    """The claim's evidence resting on a revision that is not its document's
-    active one now (evidence id, revision in force), from documents the reader
-    may see. A decision on such a claim asks the editor to confirm."""
-    rows = (
-        ClaimEvidence.objects.filter(
-            claim=claim,
-            document__in=Document.objects.visible_to(reader),
-            document__current_revision__isnull=False,
-        )
-        .exclude(revision_id=F("document__current_revision_id"))
-        .order_by("rank")
-        .values_list("evidence_id", "document__current_revision__number")
+def lookups_visible_to(reader: Reader) -> QuerySet[EvidenceLookup]:
+    """Evidence-lookup times a reader may see: an editor's times are theirs
+    and their group's — their own, and those of editors who share a group
+    with the reader, on claims the reader may see."""
+    if not reader.is_authenticated or not reader.is_active:
+        return EvidenceLookup.objects.none()
+    if reader.is_superuser:
+        return EvidenceLookup.objects.all()
+    return EvidenceLookup.objects.filter(
+        Q(editor=reader) | Q(editor__in=colleagues_of(reader)), claim__in=claims_visible_to(reader)
     )
-    return list(rows)
+
+
+def claim_old_sources(*, claim: Claim, reader: Reader) -> list[tuple[str, int]]:
+    """The claim's evidence resting on a revision that is not the one its
+    document has in force on the answer's date (now, or the date it was asked
+    "as of"): (evidence id, revision in force then), from documents the reader
+    may see. A decision on such a claim asks the editor to confirm."""
+    rows = list(
+        ClaimEvidence.objects.filter(claim=claim, document__in=Document.objects.visible_to(reader))
+        .order_by("rank")
+        .values_list("evidence_id", "document__key", "revision__number")
+    )
+    as_of = Answer.objects.filter(pk=claim.answer_id).values_list("question__as_of", flat=True).first()
+    in_force = numbers_in_force({key for _, key, _ in rows}, as_of)
+    return [(eid, in_force[key]) for eid, key, number in rows if key in in_force and number != in_force[key]]
 
 
 @transaction.atomic

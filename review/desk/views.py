@@ -31,7 +31,15 @@ from retrieval.search import MODES, SearchError, search
 from review.answers.pipeline import contract_for, question_run, question_submit
 from review.desk import dashboard, diffing, export
 from review.desk.evidence_html import chunk_html, snippet_html
-from review.desk.freshness import STALE_FILTER, Freshness, asked_again_links, contract_now, with_sources_changed
+from review.desk.freshness import (
+    STALE_FILTER,
+    Freshness,
+    asked_again_links,
+    contract_now,
+    newer_since,
+    since_sentence,
+    with_sources_changed,
+)
 from review.desk.lookups import looked_report, lookup_looked, lookup_open, lookups_start
 from review.desk.reviewing import (
     OldSourcesUnconfirmed,
@@ -40,6 +48,7 @@ from review.desk.reviewing import (
     claim_note_save,
     claim_review,
     claims_visible_to,
+    lookups_visible_to,
 )
 from review.desk.search_floor import floor_check
 from review.evaluation.runs import case_from_claim
@@ -205,7 +214,7 @@ def _answer_page(
     """The answer as the reader may see it now: its evidence checked against
     the revisions in force, the way to ask again when they changed, and the
     answers it was asked again from or as."""
-    fresh = contract_now(contract_for(answer, request.user), request.user)
+    fresh = contract_now(contract_for(answer, request.user), request.user, as_of=answer.question.as_of)
     contract = fresh.contract
     texts = _evidence_texts(contract, request)
     rows = _claim_rows(claims, contract, texts, answer, fresh)
@@ -218,6 +227,7 @@ def _answer_page(
             "contract": contract,
             "rows": rows,
             "changed": [(eid, fresh.changed[eid]) for row in rows for eid in row["changed"]],
+            "since": since_sentence(since) if (since := newer_since(fresh)) else "",
             "asked_again_from": older,
             "asked_again": newer,
             "confirm": confirm,
@@ -347,12 +357,17 @@ EXPORTS = {
 def answer_export(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """``?format=json`` (default) or ``md``: the answer as the reader may see it."""
     answer = get_object_or_404(answers_visible_to(request.user).select_related("question"), pk=pk)
-    fresh = contract_now(contract_for(answer, request.user), request.user)
+    fresh = contract_now(contract_for(answer, request.user), request.user, as_of=answer.question.as_of)
     claims = _claims_for(answer, request)
     ext = "md" if request.GET.get("format") == "md" else "json"
     build, kind = EXPORTS[ext]
     body = build(
-        answer=answer, contract=fresh.contract, claims=claims, reviews=can_review(request.user), changed=fresh.changed
+        answer=answer,
+        contract=fresh.contract,
+        claims=claims,
+        reviews=can_review(request.user),
+        changed=fresh.changed,
+        since=newer_since(fresh),
     )
     response = HttpResponse(body, content_type=kind)
     response["Content-Disposition"] = f'attachment; filename="jawaban-{answer.pk}.{ext}"'
@@ -402,7 +417,7 @@ def _claim_partial(
     """One claim's row after a decision, a note or a request to confirm, with
     the answer's status swapped out of band."""
     answer = Answer.objects.select_related("question").get(pk=claim.answer_id)
-    fresh = contract_now(contract_for(answer, request.user), request.user)
+    fresh = contract_now(contract_for(answer, request.user), request.user, as_of=answer.question.as_of)
     texts = _evidence_texts(fresh.contract, request)
     row = next(r for r in _claim_rows([claim], fresh.contract, texts, answer, fresh))
     context = {"row": row, "answer": answer, "can_review": True, "saved": saved, "confirm": confirm}
@@ -533,7 +548,7 @@ def lookup_dashboard(request: HtmxHttpRequest) -> HttpResponse:
     _require_reviewer(request)
     sections = []
     for title, by in (("Per editor", "editor"), ("Per kategori pertanyaan", "category")):
-        stats = dashboard.lookup_stats(by, claims=claims_visible_to(request.user))
+        stats = dashboard.lookup_stats(by, lookups=lookups_visible_to(request.user))
         height, bars = dashboard.chart_bars(stats)
         sections.append({"title": title, "id": f"chart-{by}", "stats": stats, "height": height, "bars": bars})
     return render(request, "desk/dashboard.html", {"sections": sections})

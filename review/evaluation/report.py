@@ -22,10 +22,10 @@ from django.db.models import QuerySet  # noqa: E402
 from django.utils import formats, timezone  # noqa: E402
 
 from review.desk.dashboard import lookup_stats  # noqa: E402
-from review.desk.reviewing import Reader, answers_visible_to, can_review, claims_visible_to  # noqa: E402
+from review.desk.reviewing import Reader, answers_visible_to, can_review, lookups_visible_to  # noqa: E402
 from review.desk.templatetags.nalarku import label  # noqa: E402
 from review.evaluation.runs import MEASURES  # noqa: E402
-from review.models import Answer, Claim, EvalRun  # noqa: E402
+from review.models import Answer, EvalRun, EvidenceLookup  # noqa: E402
 
 STAGES = ("embed", "sql", "rerank", "expand", "context", "generate", "validate", "persist")
 MODE_COLORS = {"lexical": "#8aa9d6", "vector": "#6cbf8e", "hybrid": "#1f5fbf", "hybrid+rerank": "#a35b00"}
@@ -230,7 +230,7 @@ def _latency_section(answers: QuerySet[Answer]) -> Section:
     return section
 
 
-def _lookup_section(claims: QuerySet[Claim]) -> Section:
+def _lookup_section(lookups: QuerySet[EvidenceLookup]) -> Section:
     # The definition is review/desk/lookups.py's, said as /waktu/ says it.
     section = Section(
         "Waktu mencari bukti",
@@ -240,7 +240,7 @@ def _lookup_section(claims: QuerySet[Claim]) -> Section:
         "dan tidak dihitung. Dalam detik.",
     )
     for by in ("editor", "category"):
-        stats = lookup_stats(by, claims=claims)  # measured records only: an empty duration is "not measured"
+        stats = lookup_stats(by, lookups=lookups)  # measured records only: an empty duration is "not measured"
         section.tables.append(
             Table(
                 [BY_LABELS[by], "klaim", "median s", "p90 s", "didukung", "perlu ditinjau"],
@@ -391,11 +391,11 @@ def build_report(viewer: Reader | None = None) -> Report:
     if chunking:
         sections.append(chunking)
     if viewer is None:
-        sections += [_latency_section(Answer.objects.all()), _lookup_section(Claim.objects.all())]
+        sections += [_latency_section(Answer.objects.all()), _lookup_section(EvidenceLookup.objects.all())]
     else:
         sections.append(_latency_section(answers_visible_to(viewer)))
         if can_review(viewer):
-            sections.append(_lookup_section(claims_visible_to(viewer)))
+            sections.append(_lookup_section(lookups_visible_to(viewer)))
     return Report(timezone.now().isoformat(timespec="seconds"), sections)
 
 

@@ -139,9 +139,11 @@ def test_ask_responses_match_the_schema(schema, archive, make_user):
 
 
 def test_review_responses_match_the_schema(schema, archive, make_user):
-    editor, reader = make_user("editor", reviewer=True), make_user("pembaca")
+    # The reader asks; the editor, a reviewer of the reader's group, reviews.
+    editor, reader = make_user("editor", "redaksi", reviewer=True), make_user("pembaca", "redaksi")
     asked = Client(HTTP_AUTHORIZATION=f"Bearer {token_issue(user=editor, name='skrip')[1]}")
-    asked.post(
+    no_right = Client(HTTP_AUTHORIZATION=f"Bearer {token_issue(user=reader, name='baca')[1]}")
+    no_right.post(
         reverse("api-ask"),
         json.dumps({"question": "Berapa jam waktu pemutaran baterai LX-700BT?"}),
         content_type="application/json",
@@ -158,7 +160,6 @@ def test_review_responses_match_the_schema(schema, archive, make_user):
     missing = asked.post(reverse("api-claim-review", args=[claim.pk + 1000]), body, content_type="application/json")
     assert missing.status_code == 404
     assert_valid(schema, REVIEW_PATH, "post", missing)
-    no_right = Client(HTTP_AUTHORIZATION=f"Bearer {token_issue(user=reader, name='baca')[1]}")
     refused = no_right.post(url, body, content_type="application/json")
     assert refused.status_code == 403
     assert_valid(schema, REVIEW_PATH, "post", refused)

@@ -52,7 +52,7 @@ def desk(make_revision, make_user):
         title="Paket webinar",
         public=True,
     )
-    editor = make_user("editor", reviewer=True)
+    editor = make_user("editor", "redaksi", reviewer=True)
     answer = question_ask(text="Berapa peserta paling banyak webinar Kemilau?", user=editor).answer
     # Every degraded state the desk can show, to read their labels.
     Answer.objects.filter(pk=answer.pk).update(
@@ -127,7 +127,7 @@ def test_no_desk_page_shows_an_editor_technical_words(client, desk):
 
 
 def test_staff_find_the_technical_detail_folded(client, desk, make_user, settings):
-    client.force_login(make_user("staf", reviewer=True, is_staff=True))
+    client.force_login(make_user("staf", "redaksi", reviewer=True, is_staff=True))  # the editor's colleague
     html = client.get(reverse("answer", args=[desk["answer"].pk])).content.decode()
     soup = BeautifulSoup(html, "html.parser")
     folded = soup.select_one("details.technical")

@@ -14,8 +14,9 @@ from django.contrib.auth.models import Group
 from django.urls import reverse
 
 from review.answers.pipeline import question_ask
+from review.desk.freshness import with_sources_changed
 from review.desk.reviewing import OldSourcesUnconfirmed, claim_old_sources, claim_review
-from review.models import Claim, ClaimEvidence, ClaimReview, Question
+from review.models import Answer, Claim, ClaimEvidence, ClaimReview, Question
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -90,10 +91,11 @@ def test_asking_again_from_an_answer_one_may_not_open_is_ignored(client, webinar
 
 
 def test_a_newer_answer_the_reader_may_not_open_is_not_mentioned(client, webinar, make_user, make_revision):
-    editor = make_user("editor", reviewer=True)
+    editor = make_user("editor", "redaksi", reviewer=True)
     old, _ = _answer_citing(editor)
     make_revision(NEW, key="D40", title="Panduan webinar", public=True)
-    legal = make_user("legal", "hukum", reviewer=True)
+    # A colleague of the editor's desk who also reads the legal memo.
+    legal = make_user("legal", "redaksi", "hukum", reviewer=True)
     asked = Question.objects.create(text="Berapa peserta webinar Kemilau untuk tim hukum?", asked_by=legal)
     Question.objects.filter(pk=asked.pk).update(asked_again_from=old)
     asked.refresh_from_db()
@@ -240,3 +242,45 @@ def test_the_api_shows_a_stored_answer_as_of_now(client, webinar, make_user, mak
     hidden = question_ask(text="Berapa peserta webinar Kemilau untuk tim hukum?", user=legal).answer
     response = client.get(reverse("api-answer", args=[hidden.pk]))
     assert response.status_code == 404 and response.json() == {"error": "jawaban tidak ditemukan"}
+
+
+def test_an_answer_as_of_a_date_is_judged_against_the_revision_in_force_that_day(
+    client, webinar, make_user, make_revision
+):
+    """Issue 51 item 2: asked "per 2026-03-01", the answer quotes D40 r2, in
+    force that day. No "Revisi lama", no confirmation, no "sumber berubah" —
+    and, apart, that D40 has had r3 since. A revision dated before that day
+    that appears later is a change like any other."""
+    make_revision(NEW, key="D40", title="Panduan webinar", public=True, document_date=date(2026, 4, 1))
+    editor = make_user("editor", reviewer=True)
+    client.force_login(editor)
+    answer = question_ask(text=QUESTION, user=editor, as_of=date(2026, 3, 1)).answer
+    cited = ClaimEvidence.objects.filter(claim__answer=answer, evidence_id__startswith="D40:r2:")
+    assert cited.exists(), answer.contract
+    claim = cited.first().claim
+    page = client.get(reverse("answer", args=[answer.pk])).content.decode()
+    assert "Revisi lama" not in page and BANNER not in page
+    assert "Sejak tanggal itu, D40 kini r3." in page
+    assert claim_old_sources(claim=claim, reader=editor) == []
+    stored = client.get(reverse("api-answer", args=[answer.pk])).json()
+    assert stored["sources_changed"] == [] and stored["newer_since"] == {"D40": 3}
+    assert not any(e["superseded"] for e in stored["contract"]["evidence"].values() if e["document"] == "D40")
+    md = client.get(reverse("answer-export", args=[answer.pk]), {"format": "md"}).content.decode()
+    assert "Sejak tanggal itu, D40 kini r3." in md and "Revisi lama" not in md
+    assert not _sources_changed(answer, editor)
+    response = client.post(reverse("claim-decide", args=[claim.pk]), {"status": "supported"}, **HX)
+    assert response.status_code == 200 and Claim.objects.get(pk=claim.pk).review_status == ClaimReview.SUPPORTED
+
+    # A correction dated before that day, added afterwards: what was in force then has changed.
+    make_revision(
+        OLD.replace("300", "350"), key="D40", title="Panduan webinar", public=True, document_date=date(2026, 2, 15)
+    )
+    page = client.get(reverse("answer", args=[answer.pk])).content.decode()
+    assert BANNER in page and "kini r4" in page
+    assert claim_old_sources(claim=claim, reader=editor) == [(cited.first().evidence_id, 4)]
+    assert _sources_changed(answer, editor)
+
+
+def _sources_changed(answer, reader) -> bool:  # noqa: ANN001
+    """What the queue and the history mark "sumber berubah"."""
+    return with_sources_changed(Answer.objects.filter(pk=answer.pk), reader).get().sources_changed

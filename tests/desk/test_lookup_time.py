@@ -9,12 +9,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.urls import reverse
 
 from review.answers.pipeline import question_ask
 from review.desk import dashboard
 from review.desk.lookups import REPORT_CAP_MS
-from review.desk.reviewing import claims_visible_to
+from review.desk.reviewing import lookups_visible_to
 from review.models import EvidenceLookup
 
 from .test_desk import HX, QUESTION, archive  # noqa: F401 - the fixture
@@ -82,11 +83,11 @@ def test_a_decision_the_page_never_measured_is_not_a_figure(client, answered):
     client.post(reverse("claim-decide", args=[claims[0].pk]), {"status": "supported"}, **HX)
     lookup = EvidenceLookup.objects.get(claim=claims[0], editor=editor)
     assert lookup.decided_at and lookup.duration_ms is None
-    assert dashboard.lookup_stats("editor", claims=claims_visible_to(editor)) == []
+    assert dashboard.lookup_stats("editor", lookups=lookups_visible_to(editor)) == []
     client.post(
         reverse("claim-decide", args=[claims[1].pk]), {"status": "supported", "looked_ms": 800, "seen_ms": 900}, **HX
     )
-    [stat] = dashboard.lookup_stats("editor", claims=claims_visible_to(editor))
+    [stat] = dashboard.lookup_stats("editor", lookups=lookups_visible_to(editor))
     assert stat.count == 1 and stat.median_s == 0.8
 
 
@@ -115,7 +116,10 @@ def test_a_bad_report_is_refused_and_changes_nothing(client, answered, bad):
 def test_the_beacon_needs_a_reviewer_who_may_see_the_claim(client, answered, make_user):
     editor, claims = answered
     client.force_login(make_user("pembaca"))
-    assert _beacon(client, claims[0], 1000, 1000).status_code == 403
+    assert _beacon(client, claims[0], 1000, 1000).status_code == 404  # another's question: not theirs to see
+    # Their own question, without the right to review: seen, but the clock is for reviewers.
+    own = question_ask(text=QUESTION, user=User.objects.get(username="pembaca")).answer
+    assert _beacon(client, own.claims.first(), 1000, 1000).status_code == 403
     # A claim resting on a memo only the legal group may read: not found for the editor.
     legal = make_user("legal", "hukum", reviewer=True)
     memo = question_ask(text="Apa isi memo Proyek Garuda Biru?", user=legal).answer

@@ -416,3 +416,72 @@ def test_the_same_quantity_of_two_products_is_no_conflict(make_revision, make_us
         )
     contract = ask("Berapa jam waktu pemutaran baterai perekam KR-220X dan KR-230?", make_user)
     assert not [c for c in contract.conflicts if c.kind == "number"]
+
+
+RATE_OLD = "LD-4290 — Kategori: Rate limit; Arti: Lebih dari 600 permintaan per menit per API key."
+RATE_NEW = "Setiap API key dibatasi 1.200 permintaan per menit."
+
+
+def test_two_claims_giving_one_quantity_different_values_are_a_conflict_newest_first():
+    """Issue 51 item 3: after D08 r2 raised the API rate limit, the answer held a
+    600 claim (D05) and a 1.200 claim (D08 r2) and no conflict. Whatever unit
+    the number counts ("permintaan per menit" is no unit of the number
+    readers), two claims of one answer giving it different values disagree."""
+    from review.answers.conflicts import claims_disagree
+    from review.answers.contract import Claim
+
+    old = hit("D05:r2:p3", RATE_OLD, day="2026-04-28", title="Kode Error Lintas Cloud")
+    new = hit("D08:r2:p8", RATE_NEW, day="2026-06-01", title="Referensi API Lintas Cloud v2")
+    claims = [
+        Claim(text=RATE_OLD, evidence_ids=[old.evidence_id]),
+        Claim(text=RATE_NEW, evidence_ids=[new.evidence_id]),
+    ]
+    [conflict] = claims_disagree(claims, [old, new], [])
+    assert conflict.kind == "number" and conflict.sides == [["D08:r2:p8"], ["D05:r2:p3"]] and conflict.newer == 0
+    assert conflict.labels == ["1.200 permintaan per menit", "600 permintaan per menit"]
+    # Already a conflict between these two sources: not listed twice.
+    assert claims_disagree(claims, [old, new], [conflict]) == []
+    # A claim giving both values (a change "dari 600 menjadi 1.200") takes no side.
+    both = Claim(
+        text="Rate limit naik dari 600 permintaan per menit menjadi 1.200 permintaan per menit.",
+        evidence_ids=[new.evidence_id],
+    )
+    assert claims_disagree([claims[0], both], [old, new], []) == []
+    # The same quantity of two named products is no disagreement.
+    a = hit("P1:r1:p1", "Paket LX-100 dibatasi 600 permintaan per menit.")
+    b = hit("P2:r1:p1", "Paket LX-200 dibatasi 1.200 permintaan per menit.")
+    named = [Claim(text=a.text, evidence_ids=[a.evidence_id]), Claim(text=b.text, evidence_ids=[b.evidence_id])]
+    assert claims_disagree(named, [a, b], []) == []
+    # Other counts of one claim (a day of a date, a version) are no quantity.
+    dated = [
+        Claim(text="Rilis 1 April 2026 membawa Lintas Agent 4.3.0.", evidence_ids=[old.evidence_id]),
+        Claim(text="Rilis 2 April 2026 membawa Lintas Agent 4.3.1.", evidence_ids=[new.evidence_id]),
+    ]
+    assert claims_disagree(dated, [old, new], []) == []
+
+
+def test_an_answer_with_two_values_of_one_quantity_is_not_answered(make_revision, make_user):
+    """End to end: both claims stand, the status is not *Terjawab*, and the
+    conflict box puts the side in force (the newer documentation) first."""
+    make_revision(
+        "# FAQ API\n\nBerapa rate limit API v2? Rate limit API v2 adalah 600 permintaan per menit per API key.",
+        key="F60",
+        title="FAQ API",
+        public=True,
+        source_type="faq",
+        document_date=date(2026, 1, 10),
+    )
+    make_revision(
+        "# Referensi API v2\n\n## Rate limit\n\nRate limit API v2: setiap API key dibatasi 1.200 permintaan per menit.",
+        key="R60",
+        title="Referensi API v2",
+        public=True,
+        source_type="documentation",
+        document_date=date(2026, 6, 1),
+    )
+    contract = ask("Berapa rate limit API v2?", make_user)
+    said = " ".join(c.text for c in contract.claims)
+    assert "600" in said and "1.200" in said, f"both values should stand as claims: {said!r}"
+    assert contract.status != "answered"
+    [conflict] = [c for c in contract.conflicts if c.kind == "number"]
+    assert conflict.sides[0][0].startswith("R60:") and conflict.labels[0].startswith("1.200")

@@ -341,9 +341,10 @@ def _state(world: dict) -> tuple:
 
 @pytest.mark.parametrize("bearer", [False, True], ids=["session", "bearer"])
 def test_the_rights_column_a_reader_who_may_see_but_not_review_changes_nothing(world, bearer):
-    """The onlooker may open the answer (same groups as the insider), but
-    every state-changing review endpoint is a 403 and nothing changes; the
-    reviewer's queue and lookup times are refused too."""
+    """The onlooker asked the question (same groups as the insider), so may
+    open the answer, but every state-changing review endpoint is a 403 and
+    nothing changes; the reviewer's queue and lookup times are refused too."""
+    _asked_by(world, "onlooker")
     Answer.objects.filter(pk=world["answer"].pk).update(status="needs_review")
     from review.models import Claim
 
@@ -365,9 +366,20 @@ def test_the_rights_column_a_reader_who_may_see_but_not_review_changes_nothing(w
     assert _state(world) != before
 
 
+def _asked_by(world: dict, who: str) -> None:
+    """The world's answer becomes ``who``'s question: only the asker and
+    reviewers of the asker's groups may open it."""
+    from review.models import Question
+
+    Question.objects.filter(pk=world["answer"].question_id).update(asked_by=world[who])
+
+
 def test_a_reader_without_the_right_sees_no_ones_notes_and_no_review_counts(world):
+    """The onlooker asked; the insider, a reviewer of the onlooker's group, judged a claim."""
     from review.desk.reviewing import claim_review
     from review.models import Claim
+
+    _asked_by(world, "onlooker")
 
     claim = Claim.objects.get(pk=world["claims"][0])
     claim_review(claim=claim, reviewer=world["insider"], status="needs_review", note="catatan-rahasia-editor")

@@ -14,18 +14,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 role="${1:-}"
+# The project's environment as `uv sync --frozen` made it: run directly, so a
+# service (deploy/systemd/nalarku-worker@.service) needs no uv and no cache
+# of its own; through uv where it is not made yet.
+if [[ -x .venv/bin/celery ]]; then python=(.venv/bin/python) celery=(.venv/bin/celery)
+else python=(uv run --frozen python) celery=(uv run --frozen celery); fi
 case "$role" in
   ingest|answer|fetch)
-    concurrency="$(uv run --frozen python -c "
+    concurrency="$("${python[@]}" -c "
 import os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'nalarku_site.settings')
 import django; django.setup()
 from django.conf import settings; print(settings.NALARKU_WORKER_CONCURRENCY['$role'])")"
     shift
-    exec uv run --frozen celery -A nalarku_site worker -Q "$role" --concurrency "$concurrency" \
+    exec "${celery[@]}" -A nalarku_site worker -Q "$role" --concurrency "$concurrency" \
       --hostname "$role@%h" -l INFO "$@" ;;
   all)
     shift
-    exec uv run --frozen celery -A nalarku_site worker --beat -l INFO "$@" ;;
+    exec "${celery[@]}" -A nalarku_site worker --beat -l INFO "$@" ;;
   *)
     echo "Pemakaian: scripts/worker.sh ingest|answer|fetch|all [argumen celery …]" >&2
     echo "  ingest: mengindeks dan meng-embed revisi; answer: menjawab pertanyaan;" >&2

@@ -173,7 +173,52 @@ def check_fetched_url(form: forms.ModelForm, data: dict, *, fetched: bool) -> No
         form.add_error("url", f"URL ini tidak dapat diambil: {reason}")
 
 
-class DocumentChangeForm(forms.ModelForm):
+# A document neither public nor shared with a group is read by superusers
+# only: the answers an admin gets from it, no editor will ever see.
+NOBODY_READS = (
+    "Dokumen ini belum terlihat oleh siapa pun selain superuser: centang Publik atau pilih grup yang boleh membacanya."
+)
+READERS_HELP = {
+    "public": "Terlihat oleh semua pengguna. Tanpa centang ini dan tanpa grup, tidak ada editor yang dapat "
+    "melihat dokumen ini.",
+    "groups": "Grup yang boleh membaca dokumen ini. Biarkan kosong hanya bila dokumen ini publik.",
+}
+
+
+def nobody_reads(document: Document) -> bool:
+    return not document.public and not document.groups.exists()
+
+
+class ReadersHelp:
+    """Says on the form who will read the document, and what leaving both empty means."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        for name, text in READERS_HELP.items():
+            self.fields[name].help_text = text
+
+
+class ReadersFilter(admin.SimpleListFilter):
+    """Who may read each document: lists those nobody but superusers can see."""
+
+    title = "pembaca"
+    parameter_name = "pembaca"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("tidak-ada", "belum terlihat oleh siapa pun"), ("publik", "publik"), ("grup", "hanya grup")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Document]) -> QuerySet[Document]:
+        shared = Document.groups.through.objects.values("document_id")
+        if self.value() == "tidak-ada":
+            return queryset.filter(public=False).exclude(pk__in=shared)
+        if self.value() == "publik":
+            return queryset.filter(public=True)
+        if self.value() == "grup":
+            return queryset.filter(public=False, pk__in=shared)
+        return queryset
+
+
+class DocumentChangeForm(ReadersHelp, forms.ModelForm):
     """A saved document; its URL is checked when it is one to re-fetch."""
 
     class Meta:
@@ -187,7 +232,7 @@ class DocumentChangeForm(forms.ModelForm):
         return data
 
 
-class DocumentAddForm(forms.ModelForm):
+class DocumentAddForm(ReadersHelp, forms.ModelForm):
     """A new document with its first revision, typed or uploaded, in one
     form. The revision goes through the same intake as every other
     (``ingestion.revision_submit``, then the index task): it is not written
@@ -257,7 +302,7 @@ class DocumentAddForm(forms.ModelForm):
 @admin.register(Document)
 class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
     list_display = ("key", "title", "source_type", "public", "group_list", "current", "revision_count", "collection")
-    list_filter = ("source_type", "public", "groups", "collection", "fetch_status")
+    list_filter = ("source_type", ReadersFilter, "groups", "collection", "fetch_status")
     search_fields = ("key", "title", "url")
     filter_horizontal = ("groups",)
     readonly_fields = (
@@ -382,7 +427,8 @@ class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
 
     @admin.display(description="grup")
     def group_list(self, obj: Document) -> str:
-        return ", ".join(g.name for g in obj.groups.all()) or "—"
+        names = ", ".join(g.name for g in obj.groups.all())
+        return names or ("—" if obj.public else "tak seorang pun (bukan publik, tanpa grup)")
 
     @admin.display(description="revisi aktif")
     def current(self, obj: Document) -> str:
@@ -415,8 +461,30 @@ class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
         if not outcomes:
             self.message_user(request, "Tidak ada dokumen terpilih yang punya URL.", messages.WARNING)
 
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None):  # noqa: ANN201
+        """The list says when documents are read by nobody, with the way to them."""
+        unread = (
+            self.get_queryset(request)
+            .filter(public=False)
+            .exclude(pk__in=Document.groups.through.objects.values("document_id"))
+            .count()
+        )
+        if unread and request.GET.get(ReadersFilter.parameter_name) != "tidak-ada":
+            self.message_user(
+                request,
+                format_html(
+                    '{} dokumen belum terlihat oleh siapa pun selain superuser. <a href="?{}=tidak-ada">Tampilkan</a>',
+                    unread,
+                    ReadersFilter.parameter_name,
+                ),
+                messages.WARNING,
+            )
+        return super().changelist_view(request, extra_context)
+
     def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:  # noqa: ANN001
         super().save_related(request, form, formsets, change)
+        if nobody_reads(form.instance):
+            self.message_user(request, NOBODY_READS, messages.WARNING)
         # Relations typed in by key resolve to their document when it exists.
         for relation in form.instance.relations_out.filter(target=None):
             relation.target = Document.objects.filter(key=relation.target_key).first()

@@ -134,3 +134,31 @@ def test_a_revision_added_lands_on_its_document(admin_client, make_revision):
     assert response.redirect_chain[-1][0] == f"/admin/retrieval/document/{document.pk}/change/"
     rows = BeautifulSoup(response.content.decode(), "html.parser").select("#revisions-group tbody tr")
     assert "2" in rows[0].get_text(" ", strip=True).split()[0]  # newest first
+
+
+NOBODY = "Dokumen ini belum terlihat oleh siapa pun selain superuser"
+
+
+def test_a_new_document_nobody_can_read_is_said_so_and_listed(admin_client, django_capture_on_commit_callbacks):
+    """Issue 51 item 4: neither public nor shared with a group, the document is
+    the superusers' alone. The form says what leaving both empty means, saving
+    says so, and the list counts such documents and shows them on one click."""
+    page = BeautifulSoup(admin_client.get(ADD).content.decode(), "html.parser")
+    assert "tidak ada editor yang dapat melihat dokumen ini" in page.select_one("#id_public_helptext").get_text()
+    with django_capture_on_commit_callbacks(execute=False):
+        response = admin_client.post(ADD, form(public="", content="# Memo\n\nIsi memo."), follow=True)
+    assert any(m.startswith(NOBODY) for m in shown_messages(response)), shown_messages(response)
+    with django_capture_on_commit_callbacks(execute=False):
+        response = admin_client.post(ADD, form(key="N2", content="# Publik\n\nIsi publik."), follow=True)
+    assert not any(m.startswith(NOBODY) for m in shown_messages(response))
+
+    listing = admin_client.get("/admin/retrieval/document/")
+    assert any(m.startswith("1 dokumen belum terlihat oleh siapa pun") for m in shown_messages(listing))
+    unread = BeautifulSoup(admin_client.get("/admin/retrieval/document/?pembaca=tidak-ada").content, "html.parser")
+    keys = [a.get_text() for a in unread.select("#result_list tbody th a")]
+    assert keys == ["N1"]
+    # Given a group, it is read by someone: the warning goes.
+    hukum = Group.objects.create(name="hukum")
+    Document.objects.get(key="N1").groups.add(hukum)
+    listing = admin_client.get("/admin/retrieval/document/")
+    assert not any("belum terlihat" in m for m in shown_messages(listing))

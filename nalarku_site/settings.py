@@ -1,5 +1,5 @@
 """Nalarku settings: one module; every difference between environments comes
-from environment variables (the README lists them)."""
+from environment variables (docs/operations.md, "Configuration", lists them)."""
 
 from __future__ import annotations
 
@@ -286,7 +286,7 @@ CACHES = {
     },
 }
 
-# --- Brute force (README "Throttling and lockouts") -------------------------
+# --- Brute force (docs/admins.md, "Lockouts") --------------------------------
 # How many reverse proxies in front append to X-Forwarded-For; 0 (default):
 # the client address is REMOTE_ADDR and the header is ignored, since without a
 # proxy a client could send a fresh address with every attempt.
@@ -375,7 +375,7 @@ NALARKU_LLM = model_server("NALARKU_LLM", timeout=60)
 
 
 # Answers: the generator ("extractive" offline, or "ollama"/"openai" through
-# NALARKU_LLM) and the calibrated bars (see README, "Calibration").
+# NALARKU_LLM) and the calibrated bars (docs/evaluation.md).
 def _optional_float(name: str) -> float | None:
     value = os.environ.get(name, "").strip()
     return float(value) if value else None

@@ -17,7 +17,14 @@ embedding model's vocabulary does not hold whole (a rare term:
 embedding of a bare term is often far from every chunk that holds it
 (measured in ``bench/search_exact.py``). Such hits are shown first, the
 floor's message for the rest after them, in semantic mode too (there the
-lexical arm is asked for them)."""
+lexical arm is asked for them).
+
+Nor does it hide what the editor typed, as typed: a hit holding the whole
+query verbatim — one word or a phrase, a common word too (``langganan``,
+``generally available``) — is shown, except in a semantic-only search the
+editor chose, which asks for meaning, not words. A longer question's
+everyday words alone do not count: "siapa presiden" is not found in a chunk
+that says "presiden"."""
 
 from __future__ import annotations
 
@@ -75,9 +82,16 @@ def query_words(query: str) -> list[str]:
     return list(dict.fromkeys(_WORD.findall(query)))
 
 
+def typed_phrase(query: str) -> str:
+    """The query as typed, without the quotes or the question mark around it."""
+    return " ".join(query.split()).strip(" \"'“”‘’?!.,;:")
+
+
 def holds_verbatim(hit: Hit, word: str) -> bool:
-    """The word as typed (case aside), not inside a longer word."""
-    pattern = rf"(?<![\w-]){re.escape(word)}(?![\w-]|[./:=@]\w)"
+    """The word or phrase as typed (case aside, any spacing between its
+    words), not inside a longer word."""
+    typed = r"\s+".join(re.escape(part) for part in word.split())
+    pattern = rf"(?<![\w-]){typed}(?![\w-]|[./:=@]\w)"
     return re.search(pattern, f"{hit.heading_path}\n{hit.text}", flags=re.IGNORECASE) is not None
 
 
@@ -91,18 +105,22 @@ def exact_words(
     collection: str = "editorial",
     include_superseded: bool = False,
     rare: int | None = None,
+    as_typed: bool = True,
 ) -> list[str]:
-    """The query's identifiers and its words rare in what ``reader`` may see."""
+    """The query's identifiers and its words rare in what ``reader`` may
+    see; with ``as_typed``, the whole query as typed first."""
     rare = RARE_CHUNKS if rare is None else rare
     words = query_words(query)
-    found = [w for w in words if identifier(w)]
+    phrase = typed_phrase(query)
+    found = [phrase] if as_typed and phrase and phrase not in words else []
+    found += [w for w in words if identifier(w) or (as_typed and w == phrase)]
     plain = [w for w in words if not identifier(w) and len(w) >= 3 and not whole_in_vocabulary(w)]
     counts = visible_chunk_counts(
         plain, reader, cap=rare + 1, collection=collection, include_superseded=include_superseded
     )
     # A word no visible chunk holds (count 0) finds nothing to show anyway.
     found += [w for w in plain if 0 < counts.get(w, rare + 1) <= rare]
-    return found
+    return list(dict.fromkeys(found))
 
 
 def exact_hits(hits: list[Hit], words: list[str]) -> list[Hit]:
@@ -158,7 +176,14 @@ def floor_check(
     floor = settings.NALARKU_SEARCH_FLOOR if floor is None else floor
     if response.mode == "lexical" or not response.results or matched_well(response.results, floor):
         return None
-    words = exact_words(response.query, reader, collection=collection, include_superseded=include_superseded, rare=rare)
+    words = exact_words(
+        response.query,
+        reader,
+        collection=collection,
+        include_superseded=include_superseded,
+        rare=rare,
+        as_typed=response.mode != "vector",
+    )
     # The message speaks of the results not shown: the exact matches (on any
     # page) are shown whatever their similarity, so the figure is the best of the rest.
     shown_anyway = {h.evidence_id for h in exact_hits(response.results, words)} if words else set()

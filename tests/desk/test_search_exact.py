@@ -91,11 +91,16 @@ def test_rare_words_are_counted_over_what_the_reader_may_see(archive, make_user)
     assert visible_chunk_counts(["crypto-shredding"], lawyer, cap=10)["crypto-shredding"] == 2
     # Capped: a common word costs at most cap postings read.
     assert visible_chunk_counts(["sinkronisasi"], reader, cap=2)["sinkronisasi"] == 2
-    words = exact_words("apa itu crypto-shredding dan sinkronisasi", reader)
+    words = exact_words("apa itu crypto-shredding dan sinkronisasi", reader, as_typed=False)
     assert words == ["crypto-shredding"]  # sinkronisasi is in five chunks: not rare
+    # As typed, the whole question comes first (found verbatim it is shown too).
+    assert exact_words("apa itu crypto-shredding dan sinkronisasi?", reader) == [
+        "apa itu crypto-shredding dan sinkronisasi",
+        "crypto-shredding",
+    ]
     # An everyday word is never "a rare term", however few chunks hold it.
     assert visible_chunk_counts(["pasar"], reader, cap=10)["pasar"] == 1
-    assert exact_words("siapa pasar", reader) == []
+    assert exact_words("siapa pasar", reader, as_typed=False) == []
     assert whole_in_vocabulary("siapa") and whole_in_vocabulary("sistem")
     assert not whole_in_vocabulary("crypto-shredding") and not whole_in_vocabulary("idempotensi")
 
@@ -126,15 +131,27 @@ def test_an_exact_match_is_shown_whatever_the_floor(client, archive, make_user, 
     assert "S2:r1:p" in page and "<q>ERR_SYNC_CONFLICT</q>" in page
 
 
-def test_common_words_under_the_floor_still_show_nothing(client, archive, make_user, settings):
+def test_everyday_words_of_a_longer_query_under_the_floor_still_show_nothing(client, archive, make_user, settings):
     settings.NALARKU_SEARCH_FLOOR = 0.999
     client.force_login(make_user("pembaca"))
+    # Each word stands in five chunks, the phrase as typed in none ("Panduan umum penyimpanan berkas").
     page = client.get("/cari/", {"q": "panduan penyimpanan berkas", "mode": "hybrid"}).content.decode()
     assert "Tidak ada hasil yang cukup relevan" in page and 'class="hit' not in page
     page = client.get("/cari/", {"q": "panduan penyimpanan berkas", "mode": "hybrid", "semua": "1"}).content.decode()
     assert 'class="hit' in page
-    # One chunk holds "pasar", verbatim: an everyday word, so still nothing shown.
-    page = client.get("/cari/", {"q": "pasar", "mode": "hybrid"}).content.decode()
+
+
+def test_what_the_editor_typed_found_verbatim_is_shown_even_an_everyday_word(client, archive, make_user, settings):
+    """Issue 51 item 5: "generally", "instructions", "langganan" each stood in
+    one chunk and the floor hid them. The query as typed — a common word or a
+    phrase — found verbatim is shown, except in a semantic search chosen."""
+    settings.NALARKU_SEARCH_FLOOR = 0.999
+    client.force_login(make_user("pembaca"))
+    for query in ("pasar", "Harga sayur", "“harga sayur di pasar”"):
+        page = client.get("/cari/", {"q": query, "mode": "hybrid"}).content.decode()
+        assert "S8:r1:p" in page and "persis seperti diketik" in page, query
+        assert "S1:r1:p" not in page, query  # the rest stays under the floor
+    page = client.get("/cari/", {"q": "pasar", "mode": "vector"}).content.decode()
     assert "Tidak ada hasil yang cukup relevan" in page and 'class="hit' not in page
 
 

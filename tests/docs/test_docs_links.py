@@ -1,8 +1,11 @@
 """The documentation's links hold: every relative link or image in README.md,
 bench/README.md and docs/ (the generated docs/report/ aside) names a file that
 exists, every #anchor names a heading of its target (GitHub's slugs), the
-README stays one screenful of purpose (at most 200 lines), it links every page
-of docs/, and no page names an issue number instead of a capability.
+README stays one screenful of purpose (at most 120 lines), it links every page
+of docs/, no page names an issue number instead of a capability or a path
+outside the repository, and each figure has one home: every figure the
+README states is the one docs/evaluation.md states where the README links,
+and bench/README.md copies none.
 
 Plain file reading: no database, no server."""
 
@@ -16,7 +19,7 @@ from urllib.parse import unquote
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-README_MAX_LINES = 200
+README_MAX_LINES = 120
 PAGES = ("editors.md", "admins.md", "operations.md", "architecture.md", "evaluation.md", "decisions/README.md")
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -128,6 +131,121 @@ def test_readme_links_every_page_of_docs() -> None:
 def test_pages_name_capabilities_not_issue_numbers(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     assert _ISSUE_NUMBER.findall(text) == []
+
+
+# A path that climbs out of the repository: "../shared/…" from the root.
+_CLIMB = re.compile(r"(?<![\w.])(?:\.\./)+[\w.$-][\w./$-]*")
+
+
+def paths_outside(path: Path, root: Path = ROOT) -> list[str]:
+    """Paths a page names that lie outside the repository: a link resolved
+    from the page's folder, anything else (a command, a path in prose or
+    code) from the repository's root, where the commands run."""
+    text = path.read_text(encoding="utf-8")
+    links = set(targets(path))
+    found = []
+    for named in dict.fromkeys(_CLIMB.findall(text)):
+        base = path.parent if named in links else root
+        if not (base / named).resolve().is_relative_to(root.resolve()):
+            found.append(named)
+    return found
+
+
+@pytest.mark.parametrize("path", documents(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_pages_name_no_path_outside_the_repository(path: Path) -> None:
+    """A reader of a clone has only the repository: data sets and design
+    notes kept beside it are named and their source said, not pointed at."""
+    assert paths_outside(path) == []
+
+
+# A figure: a number standing alone (not the 3 of reader-v3, the 95 of p95,
+# the 10 of nDCG@10), with its thousands separators and decimals.
+_NUMBER = re.compile(r"(?<![\w@.,/-])\d{1,3}(?:,\d{3})*(?:\.\d+)?(?![\w.]*\d)")
+# A measured quantity: a number with a unit of time, size or ratio, or a
+# fraction below one (an accuracy, an nDCG); not a version (3.11, 24.04) or
+# an address (127.0.0.1).
+_MEASURE = re.compile(r"(?<![\w@.-])(?:\d[\d,]*(?:\.\d+)?\s?(?:ms|s|MB|GB|%|×|req/s)(?![\w])|0\.\d+(?![\d.]))")
+
+
+def section(path: Path, anchor: str) -> str:
+    """The text under the heading with ``anchor``, to the next heading of
+    the same or a higher level."""
+    lines, inside, level = path.read_text(encoding="utf-8").splitlines(), False, 0
+    kept: list[str] = []
+    seen: dict[str, int] = {}
+    for line in lines:
+        heading = _HEADING.match(line)
+        if heading:
+            base = slug(heading.group(2))
+            count = seen.get(base, 0)
+            seen[base] = count + 1
+            here = base if count == 0 else f"{base}-{count}"
+            if inside and len(heading.group(1)) <= level:
+                break
+            if here == anchor:
+                inside, level = True, len(heading.group(1))
+                continue
+        if inside:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def figures_not_at_home(readme: Path, root: Path = ROOT) -> list[str]:
+    """README bullets that state a figure: each links a section of
+    docs/evaluation.md, and every number in the bullet is in that section."""
+    problems = []
+    bullets = re.split(r"\n(?=- )", readme.read_text(encoding="utf-8").split("\n## Figures", 1)[-1].split("\n## ")[0])
+    for bullet in (b for b in bullets if b.startswith("- ")):
+        homes = [t for t in _LINK.findall(bullet) if t.startswith("docs/evaluation.md#")]
+        prose = _INLINE_CODE.sub("", _LINK.sub("", bullet))
+        if not homes:
+            problems.append(f"no link to docs/evaluation.md: {bullet[:60]!r}")
+            continue
+        home = " ".join(section(root / "docs" / "evaluation.md", h.partition("#")[2]) for h in homes)
+        held = set(_NUMBER.findall(_INLINE_CODE.sub("", home).replace("+", " ")))
+        problems += [f"{n} ({homes[0]}) not in that section" for n in _NUMBER.findall(prose) if n not in held]
+    return problems
+
+
+def test_every_figure_the_readme_states_is_evaluations() -> None:
+    readme = ROOT / "README.md"
+    assert figures_not_at_home(readme) == []
+    # Outside its figures the README states only what a machine needs, as
+    # operations.md, their home, states it.
+    text = readme.read_text(encoding="utf-8")
+    rest = text.split("\n## Figures", 1)[0] + "\n## " + text.split("\n## Figures", 1)[1].split("\n## ", 1)[1]
+    needs = section(ROOT / "docs" / "operations.md", "what-a-machine-needs")
+    assert [m for line in prose_lines(rest) for m in _MEASURE.findall(line) if m not in needs] == []
+
+
+def test_bench_readme_lists_benchmarks_and_copies_no_figure() -> None:
+    measures = [m for line in prose_lines((ROOT / "bench" / "README.md").read_text(encoding="utf-8"))
+                for m in _MEASURE.findall(line)]  # fmt: skip
+    assert measures == []
+
+
+def test_the_figure_checks_find_a_copy_and_a_stray(tmp_path: Path) -> None:
+    """The checks themselves: a path climbing out of the repository, a
+    README figure its linked section does not hold, a figure without a
+    link, and a measurement in a page that should hold none are found."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "evaluation.md").write_text(
+        "# E\n\n## Speed\n\nask p95 554 ms, reader-v3.\n\n## Other\n\n0.833\n", encoding="utf-8"
+    )
+    readme = tmp_path / "README.md"
+    readme.write_text(
+        "# R\n\nSee `../shared/DESIGN.md` and [ok](docs/evaluation.md).\n\n## Figures\n\n"
+        "- ask p95 554 ms with reader-v3 ([m](docs/evaluation.md#speed))\n"
+        "- accuracy 0.833 ([m](docs/evaluation.md#speed))\n- 12 ms somewhere\n\n## After\n",
+        encoding="utf-8",
+    )
+    assert paths_outside(readme, root=tmp_path) == ["../shared/DESIGN.md"]
+    assert figures_not_at_home(readme, root=tmp_path) == [
+        "0.833 (docs/evaluation.md#speed) not in that section",
+        "no link to docs/evaluation.md: '- 12 ms somewhere\\n'",
+    ]
+    measured = "p95 1.10 s, +221 MB, 62 %, nDCG 0.9227; reader-v3, Python 3.11, Ubuntu 24.04, 127.0.0.1:8000"
+    assert _MEASURE.findall(measured) == ["1.10 s", "221 MB", "62 %", "0.9227"]
 
 
 def test_the_checker_finds_what_is_broken(tmp_path: Path) -> None:

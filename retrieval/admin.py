@@ -461,6 +461,14 @@ class DocumentAdmin(ReaderScoped, admin.ModelAdmin):
         if not outcomes:
             self.message_user(request, "Tidak ada dokumen terpilih yang punya URL.", messages.WARNING)
 
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict | None = None):  # noqa: ANN201
+        """The document's page links to the form for its next revision (for those who may add one)."""
+        extra_context = dict(extra_context or {})
+        if request.user.has_perm("retrieval.add_revision"):
+            url = reverse("admin:retrieval_revision_add", current_app=self.admin_site.name)
+            extra_context["add_revision_url"] = f"{url}?document={object_id}"
+        return super().change_view(request, object_id, form_url, extra_context)
+
     def changelist_view(self, request: HttpRequest, extra_context: dict | None = None):  # noqa: ANN201
         """The list says when documents are read by nobody, with the way to them."""
         unread = (

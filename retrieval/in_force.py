@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import date
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
 
 from .models import Document, Revision, RevisionStatus
@@ -37,3 +39,29 @@ def numbers_in_force(keys: Iterable[str], on: date | None = None) -> dict[str, i
     ):
         in_force[key] = number  # the last one wins: the newest in force
     return in_force
+
+
+def archive_starts(reader: AbstractBaseUser | AnonymousUser | None) -> date | None:
+    """The first date on which ``reader``'s archive holds anything: the
+    earliest dated revision published of a document they may see; None when
+    one has no date (it counts from the start) or nothing is published.
+    Asked "as of" an earlier day, the archive has nothing to answer with."""
+    published = Revision.objects.filter(document__in=Document.objects.visible_to(reader), status__in=PUBLISHED)
+    if published.filter(document_date__isnull=True).exists():
+        return None
+    return published.order_by("document_date").values_list("document_date", flat=True).first()
+
+
+def as_of_problem(as_of: date | None, reader: AbstractBaseUser | AnonymousUser | None, today: date) -> str:
+    """Why an "as of" date cannot be asked, in the editor's words; "" when it can."""
+    if as_of is None:
+        return ""
+    if as_of > today:
+        return "Tanggal 'menurut arsip per' tidak boleh di masa depan."
+    starts = archive_starts(reader)
+    if starts is not None and as_of < starts:
+        return (
+            f"Arsip baru berisi dokumen sejak {starts:%Y-%m-%d}: pilih tanggal itu atau sesudahnya "
+            "(atau kosongkan untuk menjawab menurut arsip sekarang)."
+        )
+    return ""

@@ -151,7 +151,7 @@ class Document(models.Model):
         verbose_name="ambil ulang tiap (jam)",
         null=True,
         blank=True,
-        help_text="Kosong: tidak diambil ulang dari URL. Diisi: fetch_sources dan worker mengambilnya ulang",
+        help_text="Kosong: tidak diambil ulang dari URL. Diisi: diambil ulang otomatis setiap sekian jam",
     )
     last_fetched_at = models.DateTimeField(verbose_name="terakhir diambil", null=True, blank=True)
     fetch_status = models.CharField(
@@ -363,8 +363,8 @@ class EmbeddingSpace(models.Model):
                 fields=["is_active"], condition=Q(is_active=True), name="embedding_space_one_active"
             ),
         ]
-        verbose_name = "ruang embedding"
-        verbose_name_plural = "ruang embedding"
+        verbose_name = "model pencarian makna"
+        verbose_name_plural = "model pencarian makna"
 
     def __str__(self) -> str:
         return f"{self.provider}:{self.model}@{self.version} ({self.dimensions}d)"
@@ -376,7 +376,7 @@ class ChunkEmbedding(models.Model):
 
     chunk = models.ForeignKey(Chunk, verbose_name="potongan", on_delete=models.CASCADE, related_name="embeddings")
     space = models.ForeignKey(
-        EmbeddingSpace, verbose_name="ruang embedding", on_delete=models.CASCADE, related_name="embeddings"
+        EmbeddingSpace, verbose_name="model pencarian makna", on_delete=models.CASCADE, related_name="embeddings"
     )
     embedding = VectorField(verbose_name="embedding")
 

@@ -104,7 +104,7 @@ class Answer(models.Model):
     degraded = models.JSONField(verbose_name="degradasi", default=list)
     contract = models.JSONField(verbose_name="kontrak", default=dict, help_text="Kontrak jawaban lengkap saat dibuat")
     raw_output = models.TextField(
-        verbose_name="keluaran mentah", blank=True, help_text="Keluaran mentah generator LLM (hanya admin)"
+        verbose_name="keluaran mentah", blank=True, help_text="Teks asli model bahasa sebelum diolah (hanya admin)"
     )
     created_at = models.DateTimeField(verbose_name="dibuat", auto_now_add=True)
 
@@ -173,7 +173,7 @@ class ClaimEvidence(models.Model):
         "retrieval.Chunk", verbose_name="potongan", null=True, on_delete=models.SET_NULL, related_name="+"
     )
     rank = models.PositiveIntegerField(
-        verbose_name="peringkat", help_text="Urutan dalam konteks yang dikirim ke generator"
+        verbose_name="peringkat", help_text="Urutan bukti ini di antara bukti yang dibaca mesin jawaban"
     )
     semantic_score = models.FloatField(verbose_name="skor semantik", null=True)
     rrf_score = models.FloatField(verbose_name="skor RRF", null=True)

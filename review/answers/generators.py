@@ -152,7 +152,7 @@ class ExtractiveGenerator:
     # probability in the order claims are drawn (see Scored.claim_order).
     meaning_weight: float = 0.0
     name: str = "extractive"
-    judge: str = "penilai"  # who judged the evidence, as the editor reads it in ``missing``
+    judge: str = "mesin penilai"  # who judged the evidence, as the editor reads it in ``missing``
 
     def generate(self, question: str, chunks: list[Hit], scored: Scored) -> Generation:
         band = scored.band()
@@ -384,7 +384,7 @@ class ReaderGenerator(ExtractiveGenerator):
     artefact: str = ""
     meaning_weight: float = 0.0
     name: str = "reader"
-    judge: str = "pembaca"
+    judge: str = "mesin jawaban"  # not "pembaca": that is the read-only role
     reads: bool = True
     int8: bool | None = None  # int8 matrix products; None: as ``NALARKU_READER["int8"]`` says
 

@@ -28,6 +28,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.renderers import JSONRenderer
 from ninja.security import HttpBearer
 
+from retrieval.in_force import archive_starts
 from retrieval.search import SearchError, search
 from review.answers.contract import AnswerContract
 from review.answers.pipeline import contract_for, question_ask
@@ -96,9 +97,30 @@ class Renderer(JSONRenderer):
     json_dumps_params = {"ensure_ascii": False}
 
 
+# What each reply means, as the docs page says it (django-ninja writes the
+# HTTP reason phrase: "OK", "Bad Request").
+RESPONSE_MEANINGS = {
+    200: "Berhasil",
+    400: "Permintaan tidak valid (pesan galat menyebut bagian yang salah)",
+    401: "Belum masuk, atau token tidak valid atau sudah dicabut",
+    403: "Tidak diizinkan (hak peninjau, atau token CSRF untuk sesi peramban)",
+    404: "Tidak ditemukan, atau tidak boleh Anda lihat",
+    409: "Perlu konfirmasi: klaim bersandar pada revisi yang sudah diganti",
+    429: "Terlalu banyak token salah dari alamat ini; coba lagi setelah Retry-After detik",
+}
+
+
 class Api(NinjaAPI):
     def get_content_type(self) -> str:
         return "application/json"  # UTF-8 is JSON's own encoding; no charset, as Django's JsonResponse
+
+    def get_openapi_schema(self, *, path_prefix: str | None = None, path_params: dict | None = None):  # noqa: ANN201
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                for status, response in operation.get("responses", {}).items():
+                    response["description"] = RESPONSE_MEANINGS.get(int(status), response["description"])
+        return schema
 
 
 api = Api(
@@ -233,6 +255,8 @@ def ask_api(request: HttpRequest, body: AskBody) -> AnswerContract:
             raise ApiError(400, "field 'as_of' harus tanggal YYYY-MM-DD atau null") from None
         if as_of > timezone.localdate():
             raise ApiError(400, "field 'as_of' tidak boleh tanggal di masa depan")
+        if (starts := archive_starts(request.user)) and as_of < starts:
+            raise ApiError(400, f"field 'as_of': arsip baru berisi dokumen sejak {starts:%Y-%m-%d}")
     return question_ask(text=body.question, user=request.user, as_of=as_of).contract
 
 

@@ -55,9 +55,10 @@ class Bar:
     p90_s: float
 
 
-def chart_bars(stats: list[LookupStat], *, width: int = 440, row: int = 30) -> tuple[int, list[Bar]]:
+def chart_bars(stats: list[LookupStat], *, width: int = 700, row: int = 52) -> tuple[int, list[Bar]]:
     """Geometry of a horizontal bar chart (median inside p90), scaled to the
-    slowest p90; returns the SVG height and the bars."""
+    slowest p90, each bar under its label (a phone's width leaves no room
+    beside it); returns the SVG height and the bars."""
     top = max((s.p90_s for s in stats), default=0) or 1
     bars = [
         Bar(s.label, i * row, round(width * s.median_s / top), round(width * s.p90_s / top), s.median_s, s.p90_s)

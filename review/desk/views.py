@@ -26,6 +26,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect, HttpResponseStopPolling, reswap, retarget
 from django_htmx.middleware import HtmxDetails
 
+from retrieval.in_force import archive_starts, as_of_problem
 from retrieval.models import Chunk, Document, Revision, RevisionStatus
 from retrieval.search import MODES, SearchError, search
 from review.answers.pipeline import contract_for, question_run, question_submit
@@ -96,7 +97,8 @@ def _require_reviewer(request: HttpRequest) -> None:
 def home(request: HtmxHttpRequest) -> HttpResponse:
     """The ask form, with the reader's recent questions."""
     recent = Question.objects.filter(asked_by=request.user).prefetch_related("answers").order_by("-asked_at")[:8]
-    return render(request, "desk/home.html", {"recent": recent, "today": date.today()})
+    context = {"recent": recent, "today": timezone.localdate(), "starts": archive_starts(request.user)}
+    return render(request, "desk/home.html", context)
 
 
 @require_POST
@@ -104,17 +106,18 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
 def ask(request: HtmxHttpRequest) -> HttpResponse:
     text = request.POST.get("question", "")
     as_of_raw = request.POST.get("as_of", "").strip()
+    category = request.POST.get("category", "").strip()
+    # The page checks its own fields (the form is novalidate): the browser's
+    # messages would come in the browser's language.
     try:
         as_of = date.fromisoformat(as_of_raw) if as_of_raw else None
     except ValueError:
-        as_of = None
-        error = "Tanggal tidak valid; gunakan format TTTT-BB-HH."
+        as_of, error = None, "Tanggal tidak valid; gunakan format TTTT-BB-HH."
     else:
-        error = ""
-    category = request.POST.get("category", "").strip()
-    if as_of and as_of > timezone.localdate():
-        error = "Tanggal 'menurut arsip per' tidak boleh di masa depan."
-    elif len(category) > 50:
+        error = as_of_problem(as_of, request.user, timezone.localdate())
+    if not text.strip():
+        error = "Tulis pertanyaan Anda dulu: kolom pertanyaan masih kosong."
+    elif not error and len(category) > 50:
         error = f"Kategori paling banyak 50 karakter (terisi {len(category)})."
     if not error:
         try:
@@ -137,6 +140,7 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
             "as_of": as_of_raw,
             "category": category,
             "today": timezone.localdate(),
+            "starts": archive_starts(request.user),
         },
         status=400,
     )
@@ -573,6 +577,25 @@ SEARCH_PAGE_SIZE = 10
 MODE_NAMES = [("hybrid", "Hibrida"), ("lexical", "Leksikal"), ("vector", "Semantik")]
 # Each way of searching, as the editor says it (the mode codes stay in the URL).
 SEARCH_WAYS = {"hybrid": "gabungan kata persis dan makna", "lexical": "kata persis", "vector": "makna"}
+# Other names a mode goes by, typed in a URL: the page's names and the plain English ones.
+MODE_ALIASES = {
+    "semantic": "vector",
+    "semantik": "vector",
+    "makna": "vector",
+    "leksikal": "lexical",
+    "hibrida": "hybrid",
+    "gabungan": "hybrid",
+}
+
+
+def _search_mode(raw: str) -> tuple[str, str]:
+    """The mode a URL asks for, and what the page says when it is none it knows."""
+    typed = raw.strip().lower() or "hybrid"
+    mode = MODE_ALIASES.get(typed, typed)
+    if mode in MODES:
+        return mode, ""
+    known = ", ".join(f"{code} ({name})" for code, name in MODE_NAMES)
+    return "hybrid", f"Cara mencari “{raw[:40]}” tidak dikenal; dicari dengan cara Hibrida. Pilihan: {known}."
 
 
 def _similarity(score: float | None) -> str:
@@ -596,12 +619,13 @@ def search_page(request: HtmxHttpRequest) -> HttpResponse:
     """The search desk: results ten per page (``halaman``), each chunk shown
     as its source reads (a table as a table)."""
     query = request.GET.get("q", "").strip()
-    mode = request.GET.get("mode", "hybrid")
+    mode, mode_note = _search_mode(request.GET.get("mode", "hybrid"))
     page_number = min(max(_int_param(request, "halaman") or 1, 1), 100 // SEARCH_PAGE_SIZE)
     technical = request.user.is_staff or request.user.is_superuser
     context = {
         "q": query,
         "mode": mode,
+        "mode_note": mode_note,
         "modes": [(code, name, SEARCH_WAYS[code]) for code, name in MODE_NAMES],
         # Fusion, its k and weights, and each hit's scores: for staff, under "rincian teknis".
         "technical": technical,
@@ -613,7 +637,7 @@ def search_page(request: HtmxHttpRequest) -> HttpResponse:
                 query,
                 request.user,
                 k=page_number * SEARCH_PAGE_SIZE,
-                mode=mode if mode in MODES else "hybrid",
+                mode=mode,
                 include_superseded=bool(request.GET.get("lama")),
             )
         except SearchError as exc:

@@ -67,6 +67,12 @@
   var SKIP = "pre, code, textarea, input, select, .microlight, .model-box, .response-col_description__inner";
 
   function translateText(node) {
+    // The generated curl repeats the headers sent, the session's CSRF token
+    // among them: a secret of this session, and of no use to a script,
+    // which sends Authorization: Bearer <token> instead.
+    if (csrfToken && node.nodeValue.indexOf(csrfToken) !== -1) {
+      node.nodeValue = node.nodeValue.split(csrfToken).join("<token CSRF sesi>");
+    }
     var text = node.nodeValue;
     var key = text.trim();
     if (!key || !Object.prototype.hasOwnProperty.call(LABELS, key)) return;
@@ -79,6 +85,10 @@
     if (root.nodeType !== Node.ELEMENT_NODE) return;
     var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (var node = walker.nextNode(); node; node = walker.nextNode()) translateText(node);
+    // "Controls <code>Accept</code> header.": three nodes, so not a label above.
+    root.querySelectorAll(".response-control-media-type__accept-message").forEach(function (el) {
+      if (el.textContent.indexOf("Controls") !== -1) el.innerHTML = "Mengatur header <code>Accept</code>.";
+    });
     root.querySelectorAll("[aria-label]").forEach(function (el) {
       var label = el.getAttribute("aria-label");
       if (label === "Remove authorization") el.setAttribute("aria-label", "Hapus otorisasi");

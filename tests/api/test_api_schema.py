@@ -174,3 +174,13 @@ def test_the_frameworks_own_errors_speak_indonesian(rf, make_user):
     handler = api._lookup_exception_handler(Http404("x"))
     response = handler(request, Http404("x"))
     assert response.status_code == 404 and json.loads(response.content) == {"error": "tidak ditemukan"}
+
+
+def test_every_reply_is_described_in_indonesian(schema):
+    """The docs page shows each reply's description: not the HTTP reason phrase."""
+    from http.client import responses
+
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            for status, reply in operation["responses"].items():
+                assert reply["description"] != responses[int(status)], (path, method, status)

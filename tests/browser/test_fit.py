@@ -106,6 +106,23 @@ def test_claim_cards_and_evidence_tables_fit(page: Page, live_server, make_user,
         expect(page.locator("main h1").first).to_be_visible()
         if name == "lookups":
             expect(page.locator("svg.chart text").first).to_be_visible()
+            # Issue 51 item 6: the chart needs no sideways scroll, its longest label is drawn
+            # inside it, and the median and p90 columns are on screen without scrolling.
+            seen = page.evaluate(
+                """() => ({
+                  wraps: [...document.querySelectorAll('.chart-wrap')].map(w => w.scrollWidth - w.clientWidth),
+                  labels: [...document.querySelectorAll('svg.chart .lbl')].map(t => {
+                    const svg = t.ownerSVGElement.getBoundingClientRect(), r = t.getBoundingClientRect();
+                    return [r.left - svg.left, svg.right - r.right, r.top - svg.top];
+                  }),
+                  columns: [...document.querySelectorAll('.stats th')]
+                    .filter(th => /^(Median|p90)/.test(th.textContent))
+                    .map(th => th.getBoundingClientRect().right <= window.innerWidth),
+                })"""
+            )
+            assert seen["wraps"] and all(extra <= 1 for extra in seen["wraps"]), (width, seen)
+            assert seen["labels"] and all(min(gaps) >= -1 for gaps in seen["labels"]), (width, seen)
+            assert seen["columns"] and all(seen["columns"]), (width, seen)
         if name == "answer":
             row = page.locator(f"#claim-{cited.claim_id}")
             expect(row.locator(".table-scroll mark.cited").first).to_be_attached()

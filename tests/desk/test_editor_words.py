@@ -20,7 +20,8 @@ from review.models import Answer, EvalRun, Question, QuestionState
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
 TECHNICAL = re.compile(
-    r"extractive|ekstraktif|\bRRF\b|cosine|kosinus|\bETag\b|Last-Modified|ir-measures|\bgenerator\b|reranker",
+    r"extractive|ekstraktif|\bRRF\b|cosine|kosinus|\bETag\b|Last-Modified|ir-measures|\bgenerator\b|reranker"
+    r"|\bkueri\b|\bvektor\b|keyakinan pembaca",
     re.IGNORECASE,
 )
 

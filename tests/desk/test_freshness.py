@@ -78,6 +78,8 @@ def test_asking_again_links_both_answers(client, webinar, make_user, make_revisi
     old_page = client.get(reverse("answer", args=[old.pk])).content.decode()
     assert reverse("answer", args=[old.pk]) in new_page and "Ditanyakan lagi dari" in new_page
     assert reverse("answer", args=[new.pk]) in old_page and "Sudah ditanyakan lagi" in old_page
+    # Asked again already: the old answer points to the new one instead of offering to ask again.
+    assert BANNER in old_page and "Tanyakan lagi</button>" not in old_page
     assert BANNER not in new_page  # the new answer rests on r3
 
 

@@ -48,8 +48,8 @@ LABELS = {
     "rejects": "menolak",
     "related": "terkait",
     # search stages (their timings on the search desk)
-    "embed": "vektor kueri",
-    "sql": "kueri basis data",
+    "embed": "membaca makna pertanyaan",
+    "sql": "mencari di arsip",
     "expand": "relasi",
     "rerank": "urut ulang",
     # answer stages (the report's latency table)
@@ -74,6 +74,20 @@ LABELS = {
 @register.filter
 def label(code: object) -> str:
     return LABELS.get(str(code), str(code))
+
+
+# What sources disagree about, as the conflict box's badge says it.
+CONFLICT_KINDS = {
+    "status": "Status ketersediaan",
+    "number": "Angka berbeda",
+    "date": "Tanggal berbeda",
+    "meaning": "Arti berbeda",
+}
+
+
+@register.filter
+def conflict_kind(kind: object) -> str:
+    return CONFLICT_KINDS.get(str(kind), str(kind).capitalize())
 
 
 # Answer engines that quote units of the evidence as claims (review.answers.generators).

@@ -5,24 +5,33 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('retrieval', '0013_fetch_labels'),
+        ("retrieval", "0013_fetch_labels"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='embeddingspace',
-            options={'verbose_name': 'model pencarian makna', 'verbose_name_plural': 'model pencarian makna'},
+            name="embeddingspace",
+            options={"verbose_name": "model pencarian makna", "verbose_name_plural": "model pencarian makna"},
         ),
         migrations.AlterField(
-            model_name='chunkembedding',
-            name='space',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='embeddings', to='retrieval.embeddingspace', verbose_name='model pencarian makna'),
+            model_name="chunkembedding",
+            name="space",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="embeddings",
+                to="retrieval.embeddingspace",
+                verbose_name="model pencarian makna",
+            ),
         ),
         migrations.AlterField(
-            model_name='document',
-            name='fetch_every_hours',
-            field=models.PositiveIntegerField(blank=True, help_text='Kosong: tidak diambil ulang dari URL. Diisi: diambil ulang otomatis setiap sekian jam', null=True, verbose_name='ambil ulang tiap (jam)'),
+            model_name="document",
+            name="fetch_every_hours",
+            field=models.PositiveIntegerField(
+                blank=True,
+                help_text="Kosong: tidak diambil ulang dari URL. Diisi: diambil ulang otomatis setiap sekian jam",
+                null=True,
+                verbose_name="ambil ulang tiap (jam)",
+            ),
         ),
     ]

@@ -17,7 +17,7 @@ Per category and overall, with each artefact's figures as a ratio of the
 first one's. The archive must be ingested in the data dir first (README,
 "Evaluation"):
 
-    uv run python bench/reader_gold.py --readers reader-v1,reader-v3
+    uv run python bench/reader_gold.py --readers reader-v3,var/reader-new   # beside a newly trained one
     uv run python bench/reader_gold.py --file ../shared/datasets/k8s-id-editor/train.jsonl
 
 Never choose what to train on from dev figures: they are read here to
@@ -48,7 +48,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--file", type=Path, default=DEFAULT_FILE, help="questions (k8s-id-editor's JSONL form)")
     parser.add_argument(
-        "--readers", default="reader-v1,reader-v3", help="artefacts, comma-separated; the first is the base"
+        "--readers", default="reader-v3", help="artefacts, comma-separated; the first is the base"
     )
     parser.add_argument("--limit", type=int, default=0, help="only the first N answerable questions")
     args = parser.parse_args()

@@ -544,7 +544,7 @@ def answers_evaluate(
     for name in generators:
         # "extractive@answerer-v6": a generator scored by a named artefact,
         # so two artefacts are measured side by side in one run.
-        # "reader@reader-v2": the reader of another artefact.
+        # "reader@reader-v3": the reader of a named artefact.
         # "reader+int8@reader-v3": that reader with int8 matrix products.
         kind, _, artefact_name = name.partition("@")
         kind = "reader" if kind in READER_NAMES else kind

@@ -47,7 +47,7 @@ class Command(BaseCommand):
         parser.add_argument("--work-dir", type=Path, default=None, help="folder checkpoint (bawaan var/reader/<nama>)")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument(
-            "--init", type=Path, default=None, help="lanjutkan dari artefak pembaca ini (tanpa akhiran), mis. reader-v1"
+            "--init", type=Path, default=None, help="lanjutkan dari artefak pembaca ini (tanpa akhiran), mis. reader-v3"
         )
 
     def handle(self, *args, **options) -> None:

@@ -38,7 +38,7 @@ class Command(BaseCommand):
             help="generator yang dibandingkan, dipisah koma (bawaan: %(default)s); "
             "'extractive@answerer-v6,extractive@answerer-v8' membandingkan dua artefak "
             "penilai berdampingan dalam satu run; 'reader,extractive@answerer-v6' membandingkan pembaca dengan "
-            "penilai fitur; 'reader@reader-v2' memakai artefak pembaca lain; 'reader,reader+int8' "
+            "penilai fitur; 'reader@reader-v3' memakai artefak pembaca tertentu; 'reader,reader+int8' "
             "membandingkan pembaca fp32 dengan perkalian matriks int8",
         )
         parser.add_argument(

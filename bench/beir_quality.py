@@ -5,7 +5,7 @@ two references computed in the same run over the same passages.
         [--variant rrf_k=10 --variant vector_weight=3 --variant mode=lexical,per_term=5000 ...]
 
 For each dataset (default: tydiqa-goldp-id, tydiqa-goldp-id-distractors and
-SciFact's test split from ../shared/datasets) the corpus is loaded through
+SciFact's test split from data/) the corpus is loaded through
 ``retrieval.beir.load_corpus`` (the normal submit → index services; a re-run
 reuses what is indexed and the embedding cache, so only the first run embeds:
 about 2, 12 and 47 minutes on 2 cores) and every judged query is run through
@@ -49,7 +49,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DATASETS = ROOT.parent / "shared" / "datasets"
+DATASETS = ROOT / "data"
 DEFAULT_DATASETS = [DATASETS / "tydiqa-goldp-id", DATASETS / "tydiqa-goldp-id-distractors", DATASETS / "scifact"]
 DATA_ROOT = ROOT / "var" / "bench-beir"
 RESULT_PREFIX = "BEIR-RESULT "
@@ -552,7 +552,7 @@ def convex(
     vector: dict[str, dict[str, float]], lexical: dict[str, dict[str, float]], alpha: float
 ) -> dict[str, list[str]]:
     """Convex combination of min-max-normalised scores (each list's top 100;
-    a document missing from a list scores 0 there), as in DESIGN.md."""
+    a document missing from a list scores 0 there), as in docs/design.md."""
 
     def normalised(scores: dict[str, float]) -> dict[str, float]:
         if not scores:

@@ -6,7 +6,7 @@ claims are searched for the forbidden strings and for the answer key.
     uv run --frozen python bench/forbidden_values.py [--set k8s-dev] [--generators reader,extractive@answerer-v6]
 
 Needs the set imported with its collection (``eval_import
-../shared/datasets/k8s-id-editor/dev.jsonl --name k8s-dev --collection k8s``
+data/k8s-id-editor/dev.jsonl --name k8s-dev --collection k8s``
 after ``ingest --manifest …/archive.jsonl --collection k8s``). Nothing is
 kept: each answer is rolled back, as ``eval_answers`` does.
 """

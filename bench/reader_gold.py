@@ -18,7 +18,7 @@ first one's. The archive must be ingested in the data dir first (README,
 "Evaluation"):
 
     uv run python bench/reader_gold.py --readers reader-v3,var/reader-new   # beside a newly trained one
-    uv run python bench/reader_gold.py --file ../shared/datasets/k8s-id-editor/train.jsonl
+    uv run python bench/reader_gold.py --file data/k8s-id-editor/train.jsonl
 
 Never choose what to train on from dev figures: they are read here to
 report, as ``eval_answers``' are.

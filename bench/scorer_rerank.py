@@ -1,7 +1,7 @@
 """Would the answer scorer, or the reader, make a good reranker? Measured, not assumed.
 
     uv run python bench/scorer_rerank.py --set demo
-    uv run python bench/scorer_rerank.py --beir ../shared/datasets/tydiqa-goldp-id-distractors --limit 200
+    uv run python bench/scorer_rerank.py --beir data/tydiqa-goldp-id-distractors --limit 200
 
 For every judged question, the hybrid search's top ``--depth`` chunks are
 reordered by their best unit's probability of answering (the feature scorer

@@ -333,7 +333,7 @@ NALARKU_EMBEDDING = {
     "batch_size": int(os.environ.get("NALARKU_EMBEDDING_BATCH", "32")),
 }
 
-# How the two arms are fused (DESIGN.md "Fusion is not free"): RRF with arm
+# How the two arms are fused (docs/design.md "Fusion is not free"): RRF with arm
 # weights, or a convex combination of min-max-normalised scores. Chosen per
 # archive by measurement (eval_retrieval --fusion).
 NALARKU_FUSION = {

@@ -1,7 +1,7 @@
 """The lexical index: BM25 over postings built by PostgreSQL's own tokenizer.
 
 PostgreSQL's ``ts_rank``/``ts_rank_cd`` have no IDF and rank far worse than
-BM25 (DESIGN.md, measured: nDCG@10 0.28–0.58 against 0.785), so terms come
+BM25 (docs/design.md, measured: nDCG@10 0.28–0.58 against 0.785), so terms come
 from ``to_tsvector('indonesian', …)`` — the same parser and stemmer the query
 goes through — and are scored as BM25 from a postings table. Each posting
 stores its BM25 weight without IDF so a query reads only the top postings of

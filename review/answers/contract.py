@@ -1,4 +1,4 @@
-"""The answer contract (DESIGN.md), as pydantic models.
+"""The answer contract (docs/design.md), as pydantic models.
 
 ``Draft`` is the part a generator writes — status, claims with the evidence
 ids they cite, what is missing — and its JSON Schema is exactly what LLM

@@ -10,11 +10,11 @@ from pathlib import Path
 
 from django.conf import settings
 
-SHARED = Path(settings.BASE_DIR).parent / "shared" / "datasets"
-IDK_MRC = SHARED / "idk-mrc"
-K8S = SHARED / "k8s-id-editor"
-CROSS_LINGUAL = Path(settings.BASE_DIR) / "data" / "squad2-en-over-id" / "squad2-dev-en-over-id.json"
-ARCHIVE = Path(settings.BASE_DIR) / "data" / "archive-train"
+DATA = Path(settings.BASE_DIR) / "data"  # every set in the repository (data/README.md)
+IDK_MRC = DATA / "idk-mrc"
+K8S = DATA / "k8s-id-editor"
+CROSS_LINGUAL = DATA / "squad2-en-over-id" / "squad2-dev-en-over-id.json"
+ARCHIVE = DATA / "archive-train"
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from review.answers.training import (
 )
 from review.models import EvalSet
 
-DATASET = Path(settings.BASE_DIR).parent / "shared" / "datasets" / "idk-mrc"
+DATASET = Path(settings.BASE_DIR) / "data" / "idk-mrc"
 # English questions over Indonesian paragraphs (SQuAD 2.0 dev, the paragraphs
 # machine-translated): what IDK-MRC has none of (data/squad2-en-over-id/SOURCES.md).
 CROSS_LINGUAL = Path(settings.BASE_DIR) / "data" / "squad2-en-over-id" / "squad2-dev-en-over-id.json"

@@ -705,7 +705,7 @@ def claims_disagree(claims: list[Claim], chunks: list[Hit], conflicts: list[Conf
             continue
         if frozenset({first.document, second.document}) in paired:
             continue
-        if _different_subjects_text(a.text, b.text):
+        if _different_subjects_text(a.text, b.text) or _different_rows(a.text, b.text):
             continue
         ours, theirs = _counted(a.text), _counted(b.text)
         for unit in sorted(ours.keys() & theirs.keys()):
@@ -730,6 +730,23 @@ def claims_disagree(claims: list[Claim], chunks: list[Hit], conflicts: list[Conf
             paired.add(frozenset({first.document, second.document}))
             break
     return found
+
+
+def _row_thing(text: str) -> frozenset[str]:
+    """A table row's label ("Enterprise — Komitmen uptime bulanan: 99,95%"), as
+    words and codes; empty for prose."""
+    row = _ROW_CELLS.match(text)
+    if row is None:
+        return frozenset()
+    label = row.group("label")
+    return _prefixes(_WORD.findall(label)) | frozenset(_identifiers(label))
+
+
+def _different_rows(a: str, b: str) -> bool:
+    """Two table rows of different labels (the Starter plan's row and the
+    Enterprise plan's): each value is its own row's."""
+    first, second = _row_thing(a), _row_thing(b)
+    return bool(first and second and not first & second)
 
 
 def _written(text: str, unit: str) -> str:

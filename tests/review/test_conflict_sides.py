@@ -452,6 +452,15 @@ def test_two_claims_giving_one_quantity_different_values_are_a_conflict_newest_f
     b = hit("P2:r1:p1", "Paket LX-200 dibatasi 1.200 permintaan per menit.")
     named = [Claim(text=a.text, evidence_ids=[a.evidence_id]), Claim(text=b.text, evidence_ids=[b.evidence_id])]
     assert claims_disagree(named, [a, b], []) == []
+    # Two rows of one table, one plan's and another's (the demo's E35): each value is its row's.
+    rows = [
+        Claim(
+            text="Enterprise — Komitmen uptime bulanan: 99,95%; Toleransi gangguan (≈): 21 menit",
+            evidence_ids=[old.evidence_id],
+        ),
+        Claim(text="Starter — Harga per bulan: Rp169.000; SLA uptime: 99,5%", evidence_ids=[new.evidence_id]),
+    ]
+    assert claims_disagree(rows, [old, new], []) == []
     # Other counts of one claim (a day of a date, a version) are no quantity.
     dated = [
         Claim(text="Rilis 1 April 2026 membawa Lintas Agent 4.3.0.", evidence_ids=[old.evidence_id]),

@@ -47,9 +47,7 @@ DEFAULT_FILE = ROOT.parent / "shared" / "datasets" / "k8s-id-editor" / "dev.json
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--file", type=Path, default=DEFAULT_FILE, help="questions (k8s-id-editor's JSONL form)")
-    parser.add_argument(
-        "--readers", default="reader-v3", help="artefacts, comma-separated; the first is the base"
-    )
+    parser.add_argument("--readers", default="reader-v3", help="artefacts, comma-separated; the first is the base")
     parser.add_argument("--limit", type=int, default=0, help="only the first N answerable questions")
     args = parser.parse_args()
     django.setup()

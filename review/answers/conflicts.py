@@ -46,6 +46,7 @@ from .text import (
     availability,
     fact_present,
     facts,
+    frame_free,
     mentions,
     plain,
     same_attribute,
@@ -688,13 +689,18 @@ def _counted(text: str) -> dict[str, set[str]]:
     return out
 
 
-def claims_disagree(claims: list[Claim], chunks: list[Hit], conflicts: list[Conflict]) -> list[Conflict]:
+def claims_disagree(claims: list[Claim], chunks: list[Hit], conflicts: list[Conflict], question: str) -> list[Conflict]:
     """Claims of one answer that give different values of the same quantity:
     a number conflict, whatever the sources' other sentences say. Each claim
-    answers the question, so the question is their subject; two claims that
-    name different products or codes are about different things, and a claim
-    giving both values (a change "dari 600 menjadi 1.200") takes no side.
-    Pairs of sources already in a conflict are not listed twice."""
+    answers the question; two claims are of one subject when they hold the
+    same words of the question (with their source's title and section):
+    "public preview" asked, a claim on the private preview's 50 organisations
+    is of another subject than the public preview's 612. Two claims naming
+    different products or codes, or two rows of one table, are about
+    different things, and a claim giving both values (a change "dari 600
+    menjadi 1.200") takes no side. Pairs of sources already in a conflict
+    are not listed twice."""
+    asked = _prefixes(_WORD.findall(frame_free(question)))
     by_id = {h.evidence_id: h for h in chunks}
     paired = {frozenset(h.split(":r")[0] for h in c.evidence_ids) for c in conflicts}
     found: list[Conflict] = []
@@ -706,6 +712,8 @@ def claims_disagree(claims: list[Claim], chunks: list[Hit], conflicts: list[Conf
         if frozenset({first.document, second.document}) in paired:
             continue
         if _different_subjects_text(a.text, b.text) or _different_rows(a.text, b.text):
+            continue
+        if _asked_words(a.text, first, asked) != _asked_words(b.text, second, asked):
             continue
         ours, theirs = _counted(a.text), _counted(b.text)
         for unit in sorted(ours.keys() & theirs.keys()):
@@ -730,6 +738,11 @@ def claims_disagree(claims: list[Claim], chunks: list[Hit], conflicts: list[Conf
             paired.add(frozenset({first.document, second.document}))
             break
     return found
+
+
+def _asked_words(claim: str, hit: Hit, asked: frozenset[str]) -> frozenset[str]:
+    """The question's words that a claim holds, read with its source's title and section."""
+    return asked & _prefixes(_WORD.findall(f"{hit.title} {hit.heading_path} {claim}"))
 
 
 def _row_thing(text: str) -> frozenset[str]:

@@ -118,7 +118,7 @@ def question_ask(
         validated.claims = conflict_sides_claimed(validated.claims, conflicts, scored, joined)
     # Two claims giving the same quantity different values disagree, whatever
     # their sources' other sentences say: an editor picks the side in force.
-    conflicts += claims_disagree(validated.claims, chunks, conflicts)
+    conflicts += claims_disagree(validated.claims, chunks, conflicts, response.query)
 
     by_id = {h.evidence_id: h for h in chunks}
     in_conflict = {e for c in conflicts for e in c.evidence_ids}

@@ -420,6 +420,7 @@ def test_the_same_quantity_of_two_products_is_no_conflict(make_revision, make_us
 
 RATE_OLD = "LD-4290 — Kategori: Rate limit; Arti: Lebih dari 600 permintaan per menit per API key."
 RATE_NEW = "Setiap API key dibatasi 1.200 permintaan per menit."
+RATE_Q = "Berapa rate limit API v2?"
 
 
 def test_two_claims_giving_one_quantity_different_values_are_a_conflict_newest_first():
@@ -432,26 +433,27 @@ def test_two_claims_giving_one_quantity_different_values_are_a_conflict_newest_f
 
     old = hit("D05:r2:p3", RATE_OLD, day="2026-04-28", title="Kode Error Lintas Cloud")
     new = hit("D08:r2:p8", RATE_NEW, day="2026-06-01", title="Referensi API Lintas Cloud v2")
+    new.heading_path = "Rate limit"  # the section the sentence stands in
     claims = [
         Claim(text=RATE_OLD, evidence_ids=[old.evidence_id]),
         Claim(text=RATE_NEW, evidence_ids=[new.evidence_id]),
     ]
-    [conflict] = claims_disagree(claims, [old, new], [])
+    [conflict] = claims_disagree(claims, [old, new], [], RATE_Q)
     assert conflict.kind == "number" and conflict.sides == [["D08:r2:p8"], ["D05:r2:p3"]] and conflict.newer == 0
     assert conflict.labels == ["1.200 permintaan per menit", "600 permintaan per menit"]
     # Already a conflict between these two sources: not listed twice.
-    assert claims_disagree(claims, [old, new], [conflict]) == []
+    assert claims_disagree(claims, [old, new], [conflict], RATE_Q) == []
     # A claim giving both values (a change "dari 600 menjadi 1.200") takes no side.
     both = Claim(
         text="Rate limit naik dari 600 permintaan per menit menjadi 1.200 permintaan per menit.",
         evidence_ids=[new.evidence_id],
     )
-    assert claims_disagree([claims[0], both], [old, new], []) == []
+    assert claims_disagree([claims[0], both], [old, new], [], RATE_Q) == []
     # The same quantity of two named products is no disagreement.
     a = hit("P1:r1:p1", "Paket LX-100 dibatasi 600 permintaan per menit.")
     b = hit("P2:r1:p1", "Paket LX-200 dibatasi 1.200 permintaan per menit.")
     named = [Claim(text=a.text, evidence_ids=[a.evidence_id]), Claim(text=b.text, evidence_ids=[b.evidence_id])]
-    assert claims_disagree(named, [a, b], []) == []
+    assert claims_disagree(named, [a, b], [], RATE_Q) == []
     # Two rows of one table, one plan's and another's (the demo's E35): each value is its row's.
     rows = [
         Claim(
@@ -460,13 +462,24 @@ def test_two_claims_giving_one_quantity_different_values_are_a_conflict_newest_f
         ),
         Claim(text="Starter — Harga per bulan: Rp169.000; SLA uptime: 99,5%", evidence_ids=[new.evidence_id]),
     ]
-    assert claims_disagree(rows, [old, new], []) == []
+    assert claims_disagree(rows, [old, new], [], "Komitmen uptime SLA untuk paket Enterprise berapa persen?") == []
+    # A sibling of the thing asked (editor-dev's ED11): the public preview's participants asked,
+    # a claim on the private preview's is of another subject.
+    private = hit("D12:r1:p3", "Program private preview dibatasi untuk sekitar 50 organisasi.", title="Smart Sync")
+    public = hit(
+        "D14:r1:p2",
+        "Public preview (beta) — Mulai: 1 April 2026; Peserta: 612 organisasi paket Bisnis dan Enterprise",
+        title="Tahapan Smart Sync",
+    )
+    siblings = [Claim(text=h.text, evidence_ids=[h.evidence_id]) for h in (private, public)]
+    asked = "Berapa banyak organisasi yang ikut public preview Smart Sync?"
+    assert claims_disagree(siblings, [private, public], [], asked) == []
     # Other counts of one claim (a day of a date, a version) are no quantity.
     dated = [
         Claim(text="Rilis 1 April 2026 membawa Lintas Agent 4.3.0.", evidence_ids=[old.evidence_id]),
         Claim(text="Rilis 2 April 2026 membawa Lintas Agent 4.3.1.", evidence_ids=[new.evidence_id]),
     ]
-    assert claims_disagree(dated, [old, new], []) == []
+    assert claims_disagree(dated, [old, new], [], "Kapan Lintas Agent dirilis?") == []
 
 
 def test_an_answer_with_two_values_of_one_quantity_is_not_answered(make_revision, make_user):

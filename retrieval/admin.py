@@ -179,8 +179,8 @@ NOBODY_READS = (
     "Dokumen ini belum terlihat oleh siapa pun selain superuser: centang Publik atau pilih grup yang boleh membacanya."
 )
 READERS_HELP = {
-    "public": "Terlihat oleh semua pengguna. Tanpa centang ini dan tanpa grup, tidak ada editor yang dapat "
-    "melihat dokumen ini.",
+    "public": "Terlihat oleh semua pengguna. Tanpa centang ini dan tanpa grup, dokumen ini belum terlihat oleh "
+    "siapa pun selain superuser: tidak ada editor yang dapat melihatnya.",
     "groups": "Grup yang boleh membaca dokumen ini. Biarkan kosong hanya bila dokumen ini publik.",
 }
 

@@ -122,7 +122,7 @@ def question_ask(
 
     by_id = {h.evidence_id: h for h in chunks}
     in_conflict = {e for c in conflicts for e in c.evidence_ids}
-    _flag_claims(validated.claims, chunks, conflicts)
+    _flag_claims(validated.claims, chunks, conflicts, as_of=as_of)
     # The page of what each claim quotes: a chunk may run over a page break.
     located = chunks_located(by_id[e] for claim in validated.claims for e in claim.evidence_ids)
     for claim in validated.claims:
@@ -308,14 +308,16 @@ def _conflicts(
     return found + beyond, joined
 
 
-def _flag_claims(claims: list[Claim], chunks: list[Hit], conflicts: list[Conflict]) -> None:
-    """Superseded evidence, evidence in a conflict, evidence reached through relations."""
+def _flag_claims(claims: list[Claim], chunks: list[Hit], conflicts: list[Conflict], *, as_of: date | None) -> None:
+    """Superseded evidence, evidence in a conflict, evidence reached through
+    relations. Asked "as of" a date, the revision in force that day is the
+    right evidence, whatever came since: no claim is flagged for it."""
     by_id = {h.evidence_id: h for h in chunks}
     in_conflict = {e for c in conflicts for e in c.evidence_ids}
     for claim in claims:
         cited = [by_id[e] for e in claim.evidence_ids]
         for flag, holds in (
-            ("superseded_evidence", any(h.superseded for h in cited)),
+            ("superseded_evidence", as_of is None and any(h.superseded for h in cited)),
             ("conflict", bool(in_conflict & set(claim.evidence_ids))),
             ("via_graph", any(h.via_graph for h in cited)),
         ):

@@ -55,7 +55,7 @@ class Bar:
     p90_s: float
 
 
-def chart_bars(stats: list[LookupStat], *, width: int = 700, row: int = 52) -> tuple[int, list[Bar]]:
+def chart_bars(stats: list[LookupStat], *, width: int = 440, row: int = 56) -> tuple[int, list[Bar]]:
     """Geometry of a horizontal bar chart (median inside p90), scaled to the
     slowest p90, each bar under its label (a phone's width leaves no room
     beside it); returns the SVG height and the bars."""

@@ -31,6 +31,7 @@ def answer_export_json(
     changed = changed or {}
     data = contract.model_dump(mode="json")
     data["question"] = answer.question.text
+    data["as_of"] = answer.question.as_of.isoformat() if answer.question.as_of else None
     for item in data["evidence"].values():
         item["in_force"] = not item["superseded"]
     for claim in data["claims"]:
@@ -61,15 +62,24 @@ def answer_export_markdown(
 ) -> str:
     stored_by_text = {c.text: c for c in claims}
     cited = {eid for claim in contract.claims for eid in claim.evidence_ids}
-    replaced = [f"{eid} kini r{now}" for eid, now in sorted((changed or {}).items()) if eid in cited]
+    replaced = list(
+        dict.fromkeys(
+            f"{eid.rsplit(':', 1)[0].replace(':', ' ')} kini r{now}"
+            for eid, now in sorted((changed or {}).items())
+            if eid in cited
+        )
+    )
     lines = [
         f"# {_one_line(answer.question.text)}",
         "",
         f"Status: **{label(contract.status.value)}** · {contract.question_id}",
         "",
     ]
-    if since:
-        lines += [f"> {since_sentence(since)}", ""]
+    if answer.question.as_of:
+        dated = (
+            f"Menurut arsip per {answer.question.as_of:%Y-%m-%d}: revisi yang berlaku pada tanggal itu yang dikutip."
+        )
+        lines += [f"> {dated}" + (f" {since_sentence(since)}" if since else ""), ""]
     if replaced:
         lines += [f"> **Sumber berubah sejak jawaban ini dibuat** ({', '.join(replaced)}). Tanyakan lagi.", ""]
     if contract.claims:

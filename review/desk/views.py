@@ -230,7 +230,8 @@ def _answer_page(
             "answer": answer,
             "contract": contract,
             "rows": rows,
-            "changed": [(eid, fresh.changed[eid]) for row in rows for eid in row["changed"]],
+            # Said per source ("D08 r1 kini r2"), not per chunk: one line however many chunks it gave.
+            "changed": list(dict.fromkeys(_source(eid, fresh.changed[eid]) for row in rows for eid in row["changed"])),
             "since": since_sentence(since) if (since := newer_since(fresh)) else "",
             "asked_again_from": older,
             "asked_again": newer,
@@ -278,6 +279,12 @@ def _claim_rows(claims: list[Claim], contract, texts: dict[str, str], answer: An
             {"claim": claim, "evidence": evidence, "old": list(old.values()), "changed": fresh.changed_in(shown)}
         )
     return rows
+
+
+def _source(evidence_id: str, now: int) -> str:
+    """ "D08:r1:p8" replaced by r2 → "D08 r1 kini r2"."""
+    document, revision, _ = evidence_id.rsplit(":", 2)
+    return f"{document} {revision} kini r{now}"
 
 
 def _evidence_texts(contract, request: HttpRequest) -> dict[str, str]:  # noqa: ANN001

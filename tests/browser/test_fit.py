@@ -122,6 +122,9 @@ def test_claim_cards_and_evidence_tables_fit(page: Page, live_server, make_user,
             )
             assert seen["wraps"] and all(extra <= 1 for extra in seen["wraps"]), (width, seen)
             assert seen["labels"] and all(min(gaps) >= -1 for gaps in seen["labels"]), (width, seen)
+            # The longest label whole, not cut with an ellipsis.
+            drawn = page.locator("svg.chart .lbl").all_text_contents()
+            assert any(t.startswith("ketersediaan fitur untuk semua pelanggan korporat") for t in drawn), drawn
             assert seen["columns"] and all(seen["columns"]), (width, seen)
         if name == "answer":
             row = page.locator(f"#claim-{cited.claim_id}")

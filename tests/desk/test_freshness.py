@@ -261,14 +261,14 @@ def test_an_answer_as_of_a_date_is_judged_against_the_revision_in_force_that_day
     assert cited.exists(), answer.contract
     claim = cited.first().claim
     page = client.get(reverse("answer", args=[answer.pk])).content.decode()
-    assert "Revisi lama" not in page and BANNER not in page
+    assert "Revisi lama" not in page and BANNER not in page and "Bukti dari revisi lama" not in page
     assert "Sejak tanggal itu, D40 kini r3." in page
     assert claim_old_sources(claim=claim, reader=editor) == []
     stored = client.get(reverse("api-answer", args=[answer.pk])).json()
     assert stored["sources_changed"] == [] and stored["newer_since"] == {"D40": 3}
     assert not any(e["superseded"] for e in stored["contract"]["evidence"].values() if e["document"] == "D40")
     md = client.get(reverse("answer-export", args=[answer.pk]), {"format": "md"}).content.decode()
-    assert "Sejak tanggal itu, D40 kini r3." in md and "Revisi lama" not in md
+    assert "Menurut arsip per 2026-03-01" in md and "Sejak tanggal itu, D40 kini r3." in md and "Revisi lama" not in md
     assert not _sources_changed(answer, editor)
     response = client.post(reverse("claim-decide", args=[claim.pk]), {"status": "supported"}, **HX)
     assert response.status_code == 200 and Claim.objects.get(pk=claim.pk).review_status == ClaimReview.SUPPORTED

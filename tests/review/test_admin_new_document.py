@@ -144,7 +144,7 @@ def test_a_new_document_nobody_can_read_is_said_so_and_listed(admin_client, djan
     the superusers' alone. The form says what leaving both empty means, saving
     says so, and the list counts such documents and shows them on one click."""
     page = BeautifulSoup(admin_client.get(ADD).content.decode(), "html.parser")
-    assert "tidak ada editor yang dapat melihat dokumen ini" in page.select_one("#id_public_helptext").get_text()
+    assert "belum terlihat oleh siapa pun" in page.select_one("#id_public_helptext").get_text()
     with django_capture_on_commit_callbacks(execute=False):
         response = admin_client.post(ADD, form(public="", content="# Memo\n\nIsi memo."), follow=True)
     assert any(m.startswith(NOBODY) for m in shown_messages(response)), shown_messages(response)

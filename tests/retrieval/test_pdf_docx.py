@@ -245,10 +245,11 @@ def test_a_scanned_letter_is_ocrd_and_found_by_a_word_on_it(client, tmp_path: Pa
 
     # What OCR read says so wherever it is shown: the evidence card, the
     # search results, the contract and the export.
-    client.force_login(make_user("editor", reviewer=True))
+    editor = make_user("editor", reviewer=True)
+    client.force_login(editor)
     page = client.get("/cari/", {"q": "perpanjangan kartu pers"}).content.decode()
     assert "hasil OCR</span>" in page
-    asked = question_ask(text="Berapa lama masa berlaku kartu pers?", user=make_user("penanya"))
+    asked = question_ask(text="Berapa lama masa berlaku kartu pers?", user=editor)  # their own question
     assert asked.contract.evidence and all(e.ocr for e in asked.contract.evidence.values()), asked.contract
     answer = Answer.objects.get(pk=asked.answer.pk)
     markdown = answer_export_markdown(answer=answer, contract=asked.contract, claims=list(answer.claims.all()))

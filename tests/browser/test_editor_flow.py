@@ -78,7 +78,9 @@ def test_editor_asks_reviews_and_the_lookup_is_timed(page, live_server, demo_sub
     page.get_by_label("Menurut arsip per tanggal").fill("2026-03-15")
     page.get_by_role("button", name="Cari bukti dan susun jawaban").click()
     page.wait_for_url(re.compile(r"/jawaban/\d+/"))
-    expect(page.locator(".badge", has_text="Revisi lama").first).to_be_visible()
+    # Judged against the revision in force that day: no "Revisi lama", and what came since said apart.
+    expect(page.locator("#newer-since")).to_contain_text(re.compile(r"Sejak tanggal itu, .*D\d+ kini r\d"))
+    expect(page.locator(".badge", has_text="Revisi lama")).to_have_count(0)
     shoot(page, "answer-as-of")
 
     page.goto(f"{base}/cari/?q=Smart+Sync+private+preview&mode=hybrid&lama=1")
@@ -120,7 +122,7 @@ def test_form_errors_show_in_place_without_debug(page, live_server, demo_subset,
     ask = page.get_by_role("button", name="Cari bukti dan susun jawaban")
     page.get_by_label("Pertanyaan").fill("   ")
     ask.click()
-    expect(page.get_by_role("alert").filter(has_text="pertanyaan kosong")).to_be_visible()
+    expect(page.get_by_role("alert").filter(has_text="kolom pertanyaan masih kosong")).to_be_visible()
 
     page.get_by_label("Pertanyaan").fill("Apakah Smart Sync sudah GA? " * 80)  # 2,240 characters
     expect(page.locator("#question-count")).to_contain_text("2240 / 2000 karakter — terlalu panjang")

@@ -41,13 +41,13 @@ from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
+from answering.answer_keys import answer_in_claims  # noqa: E402
+from answering.context import context_select  # noqa: E402
+from answering.generators import ExtractiveGenerator  # noqa: E402
+from answering.question_form import asks_about_present  # noqa: E402
+from answering.scorer import INSUFFICIENT, evidence_score, thresholds  # noqa: E402
+from retrieval.in_force import hits_as_of  # noqa: E402
 from retrieval.search import search  # noqa: E402
-from review.answers.context import context_select  # noqa: E402
-from review.answers.generators import ExtractiveGenerator  # noqa: E402
-from review.answers.pipeline import hits_as_of  # noqa: E402
-from review.answers.scorer import INSUFFICIENT, evidence_score, thresholds  # noqa: E402
-from review.answers.text import asks_about_present  # noqa: E402
-from review.evaluation.runs import answer_in_claims  # noqa: E402
 from review.models import EvalSet  # noqa: E402
 
 

@@ -43,8 +43,8 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import transaction  # noqa: E402
 from django.test import override_settings  # noqa: E402
 
-from review.answers.pipeline import question_ask  # noqa: E402
-from review.answers.scorer import artefact_used  # noqa: E402
+from answering.scorer import artefact_used  # noqa: E402
+from review.asking import question_ask  # noqa: E402
 from review.models import EvalSet  # noqa: E402
 
 RETRIEVAL = ("embed", "sql")

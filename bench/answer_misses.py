@@ -51,9 +51,9 @@ def main() -> None:
     from django.contrib.auth import get_user_model
     from django.db import transaction
 
-    from review.answers import generators
-    from review.answers.pipeline import question_ask
-    from review.answers.scorer import artefact, artefact_used, thresholds
+    from answering import generators
+    from answering.scorer import artefact, artefact_used, thresholds
+    from review.asking import question_ask
     from review.models import EvalSet
 
     eval_set = EvalSet.objects.get(name=args.set_name)
@@ -90,7 +90,7 @@ def main() -> None:
 
 
 def _record(case, contract, scored, meaning_weight: float, bars: dict) -> dict:  # noqa: ANN001
-    from review.answers.answer_keys import answer_in_claims as holds
+    from answering.answer_keys import answer_in_claims as holds
     from review.models import AnswerStatus
 
     # No scored evidence (nothing retrieved, or the scorer was unavailable): no unit to rank.

@@ -120,7 +120,7 @@ def replay(rows: list[dict], bar: float) -> dict[str, float]:
 
 
 def _artefact_bar(mode: str) -> float:
-    from review.answers.scorer import artefact_used, thresholds
+    from answering.scorer import artefact_used, thresholds
 
     _, _, name = mode.partition("@")
     if not name:

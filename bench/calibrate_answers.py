@@ -30,11 +30,11 @@ import numpy as np  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 
+from answering.context import context_select  # noqa: E402
+from answering.generators import candidates_score  # noqa: E402
+from answering.question_form import asks_about_present  # noqa: E402
+from retrieval.in_force import hits_as_of  # noqa: E402
 from retrieval.search import search  # noqa: E402
-from review.answers.context import context_select  # noqa: E402
-from review.answers.generators import candidates_score  # noqa: E402
-from review.answers.pipeline import hits_as_of  # noqa: E402
-from review.answers.text import asks_about_present  # noqa: E402
 from review.models import EvalSet  # noqa: E402
 
 

@@ -45,10 +45,10 @@ def main() -> None:
     parser.add_argument("--dev-set", default="editor-dev", help="the editor-style evaluation set")
     args = parser.parse_args()
     django.setup()
-    from review.answers import training
-    from review.answers.features import NAMES, baseline_of, rarity_of
-    from review.answers.scorer import artefact_path, artefact_read, log_odds
-    from review.answers.units import UNITS_VERSION
+    from answering import training
+    from answering.features import NAMES, baseline_of, rarity_of
+    from answering.scorer import artefact_path, artefact_read, log_odds
+    from answering.units import UNITS_VERSION
 
     artefact = artefact_read(artefact_path(args.artefact))
     cache = training.default_cache_dir() / f"items-valid-{UNITS_VERSION}.pkl"

@@ -32,10 +32,10 @@ django.setup()
 from django.contrib.auth.models import User  # noqa: E402
 from django.db import transaction  # noqa: E402
 
-from review.answers.answer_keys import answer_in_claims, normalise_answer  # noqa: E402
-from review.answers.generators import generator_from_config  # noqa: E402
-from review.answers.pipeline import question_ask  # noqa: E402
-from review.answers.scorer import artefact_used  # noqa: E402
+from answering.answer_keys import answer_in_claims, normalise_answer  # noqa: E402
+from answering.generators import generator_from_config  # noqa: E402
+from answering.scorer import artefact_used  # noqa: E402
+from review.asking import question_ask  # noqa: E402
 from review.models import EvalSet  # noqa: E402
 
 CHECKS = ROOT.parent / "shared" / "datasets" / "k8s-id-editor" / "checks.jsonl"

@@ -324,8 +324,8 @@ def prepare(n_accounts: int) -> tuple[list[dict], list[dict]]:
     from django.db import connection
 
     from retrieval.models import Chunk, Revision
-    from review.api.tokens import token_issue
     from review.models import ApiToken
+    from review.tokens import token_issue
 
     started = time.perf_counter()
     call_command("migrate", verbosity=0)

@@ -59,9 +59,9 @@ def main() -> None:
     django.setup()
     from django.conf import settings
 
-    from review.answers.generators import reader_path
-    from review.answers.reader.model import DEFAULT_BARS
-    from review.answers.reader.scoring import combined
+    from answering.generators import reader_path
+    from answering.reader.model import DEFAULT_BARS
+    from answering.reader.scoring import combined
 
     tune = [s for s in args.tune.split(",") if s]
     sets, scorer = {}, {}
@@ -137,7 +137,7 @@ def combiner_fit(sets: dict) -> dict:
     log-odds, each set weighing the same."""
     from sklearn.linear_model import LogisticRegression
 
-    from review.answers.reader.scoring import logit
+    from answering.reader.scoring import logit
 
     x, y, w = [], [], []
     for rows, scorer in sets.values():

@@ -51,12 +51,12 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="only the first N answerable questions")
     args = parser.parse_args()
     django.setup()
+    from answering.answer_keys import answer_in_claims
+    from answering.generators import reader_path
+    from answering.reader.model import reader_load
+    from answering.reader.scoring import bars_of
+    from answering.reader.windows import passage_of
     from retrieval.models import Chunk
-    from review.answers.answer_keys import answer_in_claims
-    from review.answers.generators import reader_path
-    from review.answers.reader.model import reader_load
-    from review.answers.reader.scoring import bars_of
-    from review.answers.reader.windows import passage_of
 
     rows = [json.loads(line) for line in args.file.read_text().splitlines() if line.strip()]
     rows = [r for r in rows if r["expected_status"] == "answered" and r["answers"] and r["gold"]]

@@ -28,11 +28,11 @@ django.setup()
 from pathlib import Path
 from django.conf import settings
 from retrieval.embeddings import provider_from_config
-from review.answers.scorer import artefact
+from answering.scorer import artefact
 provider_from_config().embed_query("Berapa lama garansi perangkat ini?")
 artefact()
 if {with_reader}:
-    from review.answers.reader.model import reader_load
+    from answering.reader.model import reader_load
     reader = reader_load(Path(settings.NALARKU_READER["artefact"]), quantise={int8})
     passage = "Garansi\\n\\n" + "Perangkat ini bergaransi resmi selama dua tahun sejak tanggal pembelian. " * 12
     reader.read("Berapa lama garansi perangkat ini?", [passage] * 8)

@@ -8,7 +8,7 @@ claims hold the answer. This replays higher refusal bars on stored
 (``NALARKU_ANSWER_REFUSE_BELOW=0.2``): each case keeps the scorer's
 calibrated probability (``answerable_p``) and its claims, and raising the
 bar only turns a case whose probability is below it into a refusal, except
-where its sources disagree (``pipeline._doubt_is_a_conflict`` then keeps it
+where its sources disagree (``engine._doubt_is_a_conflict`` then keeps it
 ``needs_review``): such a case is replayed as it was asked, which is exact
 when the conflict was found without the claims and an approximation
 otherwise (the conflicted share is printed). ``answer_at`` is replayed as

@@ -5,8 +5,8 @@
 
 For every judged question, the hybrid search's top ``--depth`` chunks are
 reordered by their best unit's probability of answering (the feature scorer
-of ``review/answers/``) and by the reader's probability that the chunk holds
-the answer (``review/answers/reader/``: its best span over "no answer"), and
+of ``answering/``) and by the reader's probability that the chunk holds
+the answer (``answering/reader/``: its best span over "no answer"), and
 nDCG@10, R@10 and hit@5 (Success@5) of the three orders are computed with
 ir-measures on the same candidates, in one run, side by side. ``--beir``
 loads the dataset as its own collection first (``load_beir``; slow the
@@ -35,11 +35,11 @@ django.setup()
 import ir_measures  # noqa: E402
 from ir_measures import R, Success, nDCG  # noqa: E402
 
+from answering.generators import generator_from_config  # noqa: E402
+from answering.reader.windows import passage_of  # noqa: E402
+from answering.scorer import evidence_score  # noqa: E402
 from retrieval.search import search  # noqa: E402
-from review.answers.generators import generator_from_config  # noqa: E402
-from review.answers.reader.windows import passage_of  # noqa: E402
-from review.answers.scorer import evidence_score  # noqa: E402
-from review.evaluation.runs import Case, cases_from_beir, cases_from_set  # noqa: E402
+from review.evaluation.sets import Case, cases_from_beir, cases_from_set  # noqa: E402
 from review.models import EvalSet  # noqa: E402
 
 MEASURES = [nDCG @ 10, R @ 10, Success @ 5]

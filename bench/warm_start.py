@@ -41,8 +41,8 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from review.api.tokens import token_issue  # noqa: E402
 from review.models import ApiToken  # noqa: E402
+from review.tokens import token_issue  # noqa: E402
 
 HOST = "127.0.0.1"
 EVAL = ROOT / "demo" / "eval.jsonl"

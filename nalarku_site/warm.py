@@ -24,9 +24,9 @@ def warm_up() -> dict[str, float]:
     left to load on first use, as without warming."""
     from django.conf import settings
 
+    from answering.generators import generator_from_config
+    from answering.scorer import artefact
     from retrieval.embeddings import provider_from_config
-    from review.answers.generators import generator_from_config
-    from review.answers.scorer import artefact
 
     took: dict[str, float] = {}
     parts = [("embedding", lambda: provider_from_config().embed_query("pemanasan model")), ("answer_scorer", artefact)]

@@ -338,3 +338,20 @@ def drop_collection(*, collection: str) -> DropResult:
         documents.delete()
     refreshed = bool(weights_refresh(drift=0)) if counts["documents"] else False
     return DropResult(collection, counts["documents"], counts["revisions"], chunks, refreshed)
+
+
+# --- SQuAD 2.0 files (IDK-MRC): reading comprehension, loaded as passages ----------
+
+
+def squad_read(path: Path) -> list[dict]:
+    """Paragraphs ``{context, qas}`` of a SQuAD 2.0 file, whether it is the
+    official ``{"data": [{"paragraphs": …}]}`` shape or IDK-MRC's flat list."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    if isinstance(raw, dict):
+        return [p for article in raw["data"] for p in article["paragraphs"]]
+    return raw
+
+
+def squad_passages(paragraphs: list[dict]) -> list[Passage]:
+    """A SQuAD file's paragraphs as passages to load like a BEIR corpus's."""
+    return [Passage(id=f"p{n:05d}", title="", text=p["context"]) for n, p in enumerate(paragraphs)]

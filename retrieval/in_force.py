@@ -15,6 +15,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
 
+from .hits import Hit
 from .models import Document, Revision, RevisionStatus
 
 PUBLISHED = [RevisionStatus.ACTIVE, RevisionStatus.SUPERSEDED]
@@ -65,3 +66,10 @@ def as_of_problem(as_of: date | None, reader: AbstractBaseUser | AnonymousUser |
             "(atau kosongkan untuk menjawab menurut arsip sekarang)."
         )
     return ""
+
+
+def hits_as_of(hits: list[Hit], as_of: date) -> list[Hit]:
+    """Hits from the revision each document had in force on ``as_of``."""
+    in_force = numbers_in_force({h.document for h in hits}, as_of)
+    # Still flagged if superseded since: the editor sees a newer one exists.
+    return [hit for hit in hits if in_force.get(hit.document) == hit.revision]

@@ -7,6 +7,9 @@ goes through — and are scored as BM25 from a postings table. Each posting
 stores its BM25 weight without IDF so a query reads only the top postings of
 each term, in index order (impact-ordered postings).
 
+The answer engine reads questions against the same index here: the stems
+of a text (`stems`), the stopwords, and each stem's IDF (`idf_weights`).
+
 Identifiers such as ``WH-1000XM5``, ``ERR_CONN_RESET``, ``CVE-2026-1234`` and
 ``v4.2.1`` come out of the ``indonesian`` configuration exactly as out of
 ``simple`` (the parser splits them, the stemmer leaves the pieces alone), so a
@@ -17,6 +20,8 @@ and set-based upserts that the ORM cannot express.
 """
 
 from __future__ import annotations
+
+import math
 
 from django.db import connection
 
@@ -180,3 +185,54 @@ def lexical_rebuild() -> int:
         postings_add(revision_id=revision_id)
     weights_refresh(drift=0)
     return len(revision_ids)
+
+
+# --- stems and weights, as the answer engine reads a question against the archive ---
+
+STOPWORDS = frozenset(
+    """
+    yang dan di ke dari untuk pada dengan atau ini itu adalah ialah apa apakah siapa kapan mengapa kenapa
+    bagaimana berapa mana sudah belum sekarang saat kini masih akan bisa dapat ada tidak bukan juga sebagai
+    oleh dalam atas bahwa karena jika kalau agar supaya sejak hingga sampai para lebih kurang sangat telah
+    sedang harus boleh ya nya kah lah pun kan benarkah betulkah menurut kami kita saya anda mereka ia dia the a an of to for in on and or
+    is are was were be been what when who which how why does do did now currently still yet it this that
+""".split()
+)
+
+
+def stems(texts: list[str]) -> list[set[str]]:
+    """Content stems of each text, from PostgreSQL in one round trip."""
+    if not texts:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT tsvector_to_array(to_tsvector('indonesian', t.x)) "
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS t(x, n) ORDER BY t.n",
+            [texts],
+        )
+        rows = cursor.fetchall()
+    return [{s for s in row[0] if s not in STOPWORDS and len(s) > 1} for row in rows]
+
+
+def term_frequencies(terms: set[str], collection: str = "editorial") -> tuple[dict[str, int], int]:
+    """Each stem's document frequency in the collection, and the collection's chunk count."""
+    from retrieval.models import LexicalStats, TermStat
+
+    stats = LexicalStats.objects.filter(collection=collection).first()
+    df = dict(TermStat.objects.filter(collection=collection, term__lexeme__in=terms).values_list("term__lexeme", "df"))
+    return df, stats.chunk_count if stats else 0
+
+
+def idf_weights(terms: set[str], collection: str = "editorial") -> dict[str, float]:
+    """BM25 IDF of each stem in the collection. A stem the archive never
+    uses weighs most: a question about something absent ("CEO", "LD-4040")
+    cannot be covered by any sentence, which is how an extractive answer
+    learns to say "not enough evidence"."""
+    df, n = term_frequencies(terms, collection)
+    return {t: math.log(1 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in terms}
+
+
+def coverage(question_terms: set[str], terms: set[str], weights: dict[str, float]) -> float:
+    """Share of the question's IDF mass that ``terms`` cover."""
+    total = sum(weights.get(t, 0.0) for t in question_terms)
+    return sum(weights.get(t, 0.0) for t in question_terms & terms) / total if total else 0.0

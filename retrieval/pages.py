@@ -20,7 +20,7 @@ from .converters import page_of
 from .models import Chunk
 
 if TYPE_CHECKING:
-    from .search import Hit
+    from .hits import Hit
 
 # Between the first and the last page of a range, as Indonesian typesetting writes it.
 EN_DASH = "\u2013"

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .search import Hit
+    from .hits import Hit
 
 SIMILAR = 0.9
 

@@ -16,9 +16,9 @@ from django.utils.text import capfirst
 
 from retrieval.admin import ByDocument, ReaderScoped
 
-from .api.tokens import token_issue
-from .desk.reviewing import answers_visible_to, claims_visible_to, lookups_visible_to
 from .models import Answer, ApiToken, Claim, ClaimEvidence, EvidenceLookup, Question
+from .reviewing import answers_visible_to, claims_visible_to, lookups_visible_to
+from .tokens import token_issue
 
 
 class ByVisibleClaims(ReaderScoped):
@@ -135,7 +135,7 @@ class ClaimAdmin(ByVisibleClaims, admin.ModelAdmin):
 
 @admin.register(EvidenceLookup)
 class EvidenceLookupAdmin(ReaderScoped, admin.ModelAdmin):
-    # The desk's page measured these (review/desk/lookups.py): shown, kept for audit, never edited.
+    # The desk's page measured these (review/lookups.py): shown, kept for audit, never edited.
     FIELDS = (
         "editor",
         "claim",

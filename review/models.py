@@ -8,7 +8,7 @@ from django.db import models
 
 class ApiToken(models.Model):
     """A bearer token for scripts, issued per user. Only its SHA-256 is kept;
-    the token itself is shown once, when it is issued (``review.api.tokens``)."""
+    the token itself is shown once, when it is issued (``review.tokens``)."""
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name="pengguna", on_delete=models.CASCADE, related_name="api_tokens"
@@ -193,7 +193,7 @@ class ClaimEvidence(models.Model):
 
 class EvidenceLookup(models.Model):
     """How long an editor spent looking at a claim's evidence, as the desk's
-    page measured it (``review/desk/lookups.py`` says how): one record per
+    page measured it (``review/lookups.py`` says how): one record per
     editor and claim, with the raw times kept for audit."""
 
     editor = models.ForeignKey(

@@ -8,7 +8,7 @@ import logging
 from celery import shared_task
 from django.db import transaction
 
-from .answers.pipeline import question_run
+from .asking import question_run
 
 logger = logging.getLogger(__name__)
 

@@ -26,9 +26,9 @@ from django.db import connection
 import nalarku_site.backup
 from nalarku_site.embedded_db import embedded_database_url, stop_embedded_database
 from retrieval.models import Chunk, ChunkEmbedding, Document, Revision
-from review.answers.pipeline import question_ask
-from review.desk.reviewing import claim_review
+from review.asking import question_ask
 from review.models import Answer, Claim, ClaimEvidence
+from review.reviewing import claim_review
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from ninja import Schema
 from pydantic import BeforeValidator, Field, StrictStr
 
-from review.answers.contract import AnswerContract
+from answering.contract import AnswerContract
 
 _TRUE, _FALSE = ("1", "true", "ya", "yes"), ("0", "false", "tidak", "no")
 

@@ -45,7 +45,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from review.api.tokens import user_for_token
+from review.tokens import user_for_token
 
 log = logging.getLogger(__name__)
 

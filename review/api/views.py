@@ -28,14 +28,14 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.renderers import JSONRenderer
 from ninja.security import HttpBearer
 
+from answering.contract import AnswerContract
 from retrieval.in_force import archive_starts
 from retrieval.search import SearchError, search
-from review.answers.contract import AnswerContract
-from review.answers.pipeline import contract_for, question_ask
 from review.api.schemas import AskBody, Error, ReviewBody, Reviewed, SearchQuery, SearchResult, StoredAnswer
 from review.api.throttle import BearerLocked, bearer_authenticate, client_address
-from review.desk.freshness import asked_again_links, contract_now, newer_since
-from review.desk.reviewing import (
+from review.asking import contract_for, question_ask
+from review.freshness import asked_again_links, contract_now, newer_since
+from review.reviewing import (
     OldSourcesUnconfirmed,
     answers_visible_to,
     can_review,

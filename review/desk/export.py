@@ -2,7 +2,7 @@
 contract as JSON (with each claim's review status) and a Markdown summary
 that cites every source with its revision and date. Both are built from
 ``contract_for``, so an export holds only what the reader may see now, and
-checked against the revisions in force now (``review.desk.freshness``): each
+checked against the revisions in force now (``review.freshness``): each
 source says whether its revision still is, and ``changed`` (evidence id →
 revision in force) the sources replaced since the answer was made."""
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 
-from review.answers.contract import AnswerContract
-from review.desk.freshness import since_sentence
+from answering.contract import AnswerContract
 from review.desk.templatetags.nalarku import label, pages, repeats, safe_href
+from review.freshness import since_sentence
 from review.models import Answer, Claim
 
 

@@ -36,7 +36,8 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 
 from retrieval.embeddings import token_count
-from retrieval.search import Hit, SearchResponse, search, visible_chunk_counts
+from retrieval.hits import Hit, SearchResponse
+from retrieval.search import search, visible_chunk_counts
 
 # A word of the query: letters and digits, joined by the punctuation of
 # identifiers and paths (``cni-conf-dir``, ``/tmp/nginx.key``, ``foo.bar=baz``).

@@ -29,10 +29,12 @@ from django_htmx.middleware import HtmxDetails
 from retrieval.in_force import archive_starts, as_of_problem
 from retrieval.models import Chunk, Document, Revision, RevisionStatus
 from retrieval.search import MODES, SearchError, search
-from review.answers.pipeline import contract_for, question_run, question_submit
+from review.asking import contract_for, question_run, question_submit
 from review.desk import dashboard, diffing, export
 from review.desk.evidence_html import chunk_html, snippet_html
-from review.desk.freshness import (
+from review.desk.search_floor import floor_check
+from review.evaluation.sets import case_from_claim
+from review.freshness import (
     STALE_FILTER,
     Freshness,
     asked_again_links,
@@ -41,8 +43,10 @@ from review.desk.freshness import (
     since_sentence,
     with_sources_changed,
 )
-from review.desk.lookups import looked_report, lookup_looked, lookup_open, lookups_start
-from review.desk.reviewing import (
+from review.lookup_times import lookup_stats
+from review.lookups import looked_report, lookup_looked, lookup_open, lookups_start
+from review.models import Answer, AnswerStatus, Claim, ClaimReview, Question, QuestionState
+from review.reviewing import (
     OldSourcesUnconfirmed,
     answers_visible_to,
     can_review,
@@ -51,9 +55,6 @@ from review.desk.reviewing import (
     claims_visible_to,
     lookups_visible_to,
 )
-from review.desk.search_floor import floor_check
-from review.evaluation.runs import case_from_claim
-from review.models import Answer, AnswerStatus, Claim, ClaimReview, Question, QuestionState
 from review.tasks import answer_after_commit
 
 STAGES = [
@@ -559,7 +560,7 @@ def lookup_dashboard(request: HtmxHttpRequest) -> HttpResponse:
     _require_reviewer(request)
     sections = []
     for title, by in (("Per editor", "editor"), ("Per kategori pertanyaan", "category")):
-        stats = dashboard.lookup_stats(by, lookups=lookups_visible_to(request.user))
+        stats = lookup_stats(by, lookups=lookups_visible_to(request.user))
         height, bars = dashboard.chart_bars(stats)
         sections.append({"title": title, "id": f"chart-{by}", "stats": stats, "height": height, "bars": bars})
     return render(request, "desk/dashboard.html", {"sections": sections})

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from answering.contract import AnswerContract
 from retrieval.llm import ChatClient, LlmError, chat_client_from_config, parse_json_object
-from review.answers.contract import AnswerContract
 from review.models import Claim, ClaimReview
 
 _SYSTEM = (

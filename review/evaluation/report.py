@@ -21,11 +21,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 from django.db.models import QuerySet  # noqa: E402
 from django.utils import formats, timezone  # noqa: E402
 
-from review.desk.dashboard import lookup_stats  # noqa: E402
-from review.desk.reviewing import Reader, answers_visible_to, can_review, lookups_visible_to  # noqa: E402
-from review.desk.templatetags.nalarku import label  # noqa: E402
-from review.evaluation.runs import MEASURES  # noqa: E402
+from review.evaluation.retrieval_runs import MEASURES  # noqa: E402
+from review.labels import label  # noqa: E402
+from review.lookup_times import lookup_stats  # noqa: E402
 from review.models import Answer, EvalRun, EvidenceLookup  # noqa: E402
+from review.reviewing import Reader, answers_visible_to, can_review, lookups_visible_to  # noqa: E402
 
 STAGES = ("embed", "sql", "rerank", "expand", "context", "generate", "validate", "persist")
 MODE_COLORS = {"lexical": "#8aa9d6", "vector": "#6cbf8e", "hybrid": "#1f5fbf", "hybrid+rerank": "#a35b00"}
@@ -231,7 +231,7 @@ def _latency_section(answers: QuerySet[Answer]) -> Section:
 
 
 def _lookup_section(lookups: QuerySet[EvidenceLookup]) -> Section:
-    # The definition is review/desk/lookups.py's, said as /waktu/ says it.
+    # The definition is review/lookups.py's, said as /waktu/ says it.
     section = Section(
         "Waktu mencari bukti",
         "Waktu editor benar-benar melihat bukti sebuah klaim sampai memutuskannya: hanya selama klaim tampak "
@@ -276,7 +276,7 @@ def _comparison_section() -> Section:
         "Dua uji pencarian terbaru dari set yang sama, pertanyaan demi pertanyaan.",
         technical=True,
     )
-    from review.evaluation.runs import runs_compare
+    from review.evaluation.retrieval_runs import runs_compare
 
     by_source: dict[str, list[EvalRun]] = {}
     for run in EvalRun.objects.filter(kind="retrieval").select_related("eval_set").order_by("-created_at")[:200]:

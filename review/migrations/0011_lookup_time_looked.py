@@ -1,5 +1,5 @@
 # Lookup time measured by the desk's page: one record per editor and claim,
-# the looking reported by the browser added up (review/desk/lookups.py).
+# the looking reported by the browser added up (review/lookups.py).
 
 from django.conf import settings
 from django.db import migrations, models

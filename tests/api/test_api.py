@@ -9,8 +9,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from review.api.tokens import token_issue
 from review.models import ApiToken
+from review.tokens import token_issue
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,8 @@ from django.urls import reverse
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate as validate_openapi
 
-from review.api.tokens import token_issue
 from review.models import Answer, Claim, ClaimReview
+from review.tokens import token_issue
 
 pytestmark = pytest.mark.django_db
 

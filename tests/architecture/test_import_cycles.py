@@ -10,7 +10,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("nalarku_site", "retrieval", "review")
+PACKAGES = ("nalarku_site", "retrieval", "review", "answering", "training")
 
 
 def _module_name(path: Path) -> str:

@@ -11,7 +11,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page
 
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 
 from .test_editor_flow import QUESTION, login
 

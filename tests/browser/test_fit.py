@@ -13,9 +13,9 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from review.answers.pipeline import question_ask
-from review.desk.reviewing import claim_review
+from review.asking import question_ask
 from review.models import ClaimEvidence, EvidenceLookup, Question
+from review.reviewing import claim_review
 
 from .test_editor_flow import login
 from .test_tables_phone import WIDE_TABLE

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page
 
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 
 from .test_editor_flow import login
 

@@ -1,4 +1,4 @@
-"""The lookup clock in Chromium (static/js/nalarku.js; review/desk/lookups.py
+"""The lookup clock in Chromium (static/js/nalarku.js; review/lookups.py
 says what it measures). Time is Playwright's clock, moved by the test: an
 editor looks at a claim, hides the tab for 30 s, comes back, leaves the
 window idle for 150 s, leaves the page; opens the answer again in a new
@@ -13,7 +13,7 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 from review.models import EvidenceLookup
 
 from .test_editor_flow import QUESTION, login

@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 from review.models import Answer, ClaimEvidence, ClaimReview
 
 from .test_editor_flow import login

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from nalarku_site.celery import app as celery_app
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 from review.models import Answer, EvidenceLookup, Question, QuestionState
 
 pytestmark = pytest.mark.django_db
@@ -198,7 +198,7 @@ def test_document_revision_and_diff_pages(client, archive, make_user):
 def test_evidence_reads_like_its_source_with_the_cited_unit_marked(client, archive, make_user, make_revision):
     """A claim's chunk is rendered (a table as a table, never pipes), its unit
     is marked in the answer and on the revision page, which links back."""
-    from review.answers.pipeline import question_ask
+    from review.asking import question_ask
 
     make_revision(
         "# Kode galat\n\n| Kode | Arti |\n|---|---|\n| ERR_QX9 | Sesi kedaluwarsa, masuk lagi |\n"

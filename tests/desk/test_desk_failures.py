@@ -12,7 +12,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 from review.models import Answer, Claim, EvidenceLookup
 
 pytestmark = pytest.mark.django_db

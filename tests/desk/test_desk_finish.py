@@ -13,7 +13,7 @@ from bs4 import BeautifulSoup
 from django.urls import reverse
 
 from retrieval.models import Document
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 from review.models import Question
 
 pytestmark = pytest.mark.django_db

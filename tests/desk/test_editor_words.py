@@ -12,10 +12,10 @@ import pytest
 from bs4 import BeautifulSoup
 from django.urls import reverse
 
-from review.answers.pipeline import question_ask
-from review.desk.reviewing import claim_review
+from review.asking import question_ask
 from review.desk.views import SEARCH_WAYS
 from review.models import Answer, EvalRun, Question, QuestionState
+from review.reviewing import claim_review
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -13,10 +13,10 @@ import pytest
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
-from review.answers.pipeline import question_ask
-from review.desk.freshness import with_sources_changed
-from review.desk.reviewing import OldSourcesUnconfirmed, claim_old_sources, claim_review
+from review.asking import question_ask
+from review.freshness import with_sources_changed
 from review.models import Answer, Claim, ClaimEvidence, ClaimReview, Question
+from review.reviewing import OldSourcesUnconfirmed, claim_old_sources, claim_review
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

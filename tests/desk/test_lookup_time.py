@@ -1,4 +1,4 @@
-"""Lookup time measures looking (review/desk/lookups.py): the page's clock
+"""Lookup time measures looking (review/lookups.py): the page's clock
 reports what it measured, the server adds the reports up in one record per
 editor and claim, and the time nobody was looking — a closed browser, a
 hidden tab — never counts. The clock itself, in Chromium, is
@@ -12,11 +12,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from review.answers.pipeline import question_ask
-from review.desk import dashboard
-from review.desk.lookups import REPORT_CAP_MS
-from review.desk.reviewing import lookups_visible_to
+from review.asking import question_ask
+from review.lookup_times import lookup_stats
+from review.lookups import REPORT_CAP_MS
 from review.models import EvidenceLookup
+from review.reviewing import lookups_visible_to
 
 from .test_desk import HX, QUESTION, archive  # noqa: F401 - the fixture
 
@@ -83,11 +83,11 @@ def test_a_decision_the_page_never_measured_is_not_a_figure(client, answered):
     client.post(reverse("claim-decide", args=[claims[0].pk]), {"status": "supported"}, **HX)
     lookup = EvidenceLookup.objects.get(claim=claims[0], editor=editor)
     assert lookup.decided_at and lookup.duration_ms is None
-    assert dashboard.lookup_stats("editor", lookups=lookups_visible_to(editor)) == []
+    assert lookup_stats("editor", lookups=lookups_visible_to(editor)) == []
     client.post(
         reverse("claim-decide", args=[claims[1].pk]), {"status": "supported", "looked_ms": 800, "seen_ms": 900}, **HX
     )
-    [stat] = dashboard.lookup_stats("editor", lookups=lookups_visible_to(editor))
+    [stat] = lookup_stats("editor", lookups=lookups_visible_to(editor))
     assert stat.count == 1 and stat.median_s == 0.8
 
 

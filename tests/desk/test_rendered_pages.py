@@ -16,7 +16,7 @@ from django.contrib import admin
 from django.template import engines
 from django.urls import reverse
 
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -14,10 +14,10 @@ import pytest
 from bs4 import BeautifulSoup
 from django.urls import reverse
 
+from answering.units import units_of
 from retrieval.chunking import chunk_document
 from retrieval.models import Chunk
-from review.answers.pipeline import question_ask
-from review.answers.units import units_of
+from review.asking import question_ask
 from review.desk.evidence_html import chunk_html
 
 pytestmark = pytest.mark.django_db

@@ -16,21 +16,20 @@ from django.urls import reverse
 from werkzeug import Request, Response
 
 from retrieval.llm import ChatClient
-from review.answers.pipeline import question_ask
-from review.desk.reviewing import claim_review
+from review.asking import question_ask
+from review.evaluation.answer_runs import answers_evaluate
 from review.evaluation.judge import Judge, judge_calibrate
-from review.evaluation.runs import (
+from review.evaluation.retrieval_runs import retrieval_evaluate, runs_compare
+from review.evaluation.sets import (
     EvalImportError,
-    answers_evaluate,
     case_from_claim,
     cases_from_set,
     evalset_export_beir,
     evalset_export_jsonl,
     evalset_import,
-    retrieval_evaluate,
-    runs_compare,
 )
 from review.models import EvalCase, EvalResult, EvalRun, Question
+from review.reviewing import claim_review
 
 pytestmark = pytest.mark.django_db
 
@@ -182,7 +181,7 @@ def test_eval_commands(archive, eval_file, capsys):
         call_command("eval_retrieval", "--set", "tidak-ada")
     # An artefact named by a path too long to store a run under is refused
     # before any case is asked, not after all of them.
-    long_path = str(settings.BASE_DIR / "review" / "answers" / "artefact" / "answerer-v6.pkl")
+    long_path = str(settings.BASE_DIR / "answering" / "artefact" / "answerer-v6.pkl")
     with pytest.raises(CommandError, match="lebih dari 30 karakter"):
         call_command("eval_answers", "--set", "uji", "--generators", f"extractive@{long_path}")
     assert not EvalRun.objects.filter(kind="answers").exists()
@@ -210,7 +209,7 @@ def test_answer_evaluation_measures_and_leaves_no_history(archive, eval_file):
 
 
 def test_answer_keys_match_whole_words_case_and_punctuation_aside():
-    from review.evaluation.runs import answer_in_claims
+    from answering.answer_keys import answer_in_claims
 
     assert answer_in_claims(["30 jam"], ["Waktu pemutaran: hingga **30 Jam**."])
     assert not answer_in_claims(["30 jam"], ["Waktu pemutaran 130 jam."])
@@ -219,7 +218,7 @@ def test_answer_keys_match_whole_words_case_and_punctuation_aside():
 
 def test_a_squad_file_becomes_an_isolated_collection_and_a_set(tmp_path, make_user):
     from retrieval.models import Document
-    from review.evaluation.runs import evalset_import_squad
+    from review.evaluation.sets import evalset_import_squad
 
     squad = [
         {
@@ -325,7 +324,7 @@ def test_report_has_tables_and_real_plots(archive, eval_file, tmp_path, client, 
 
 def test_chunking_experiment_in_its_own_collection(archive, eval_file, make_revision):
     from retrieval.models import Chunk, Document, LexicalStats
-    from review.evaluation.runs import ChunkingSetting, chunking_collection_build, chunking_evaluate
+    from review.evaluation.chunking_runs import ChunkingSetting, chunking_collection_build, chunking_evaluate
 
     long_text = "# Panduan\n\n" + " ".join(
         f"Langkah {n}: buka konsol, pilih menu sinkronisasi, lalu simpan pengaturan nomor {n}." for n in range(1, 30)

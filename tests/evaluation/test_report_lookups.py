@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 from review.evaluation.report import build_report
 from review.models import ClaimReview, EvidenceLookup
 

@@ -17,7 +17,7 @@ from retrieval.ingestion import RevisionInput, revision_index, revision_submit
 from retrieval.models import Chunk, Revision
 from retrieval.search import search
 from retrieval.tasks import index_after_commit, index_revision
-from review.api.tokens import token_issue
+from review.tokens import token_issue
 
 from .conftest import assert_indexed_once, embedding_config, embedding_env, wait_for
 

@@ -12,8 +12,8 @@ from django.urls import reverse
 
 from nalarku_site.celery import app as celery_app
 from retrieval.ingestion import RevisionInput, revision_index, revision_submit
-from review.api.tokens import token_issue
 from review.models import Answer
+from review.tokens import token_issue
 
 from .conftest import ModelServer, RedisServer, launch_worker, stop_worker, use_broker, wait_for
 

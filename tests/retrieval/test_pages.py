@@ -13,11 +13,12 @@ from django.apps import apps
 from django.urls import reverse
 from fpdf import FPDF
 
+from answering.contract import AnswerContract
+from retrieval.hits import Hit
 from retrieval.models import Chunk, Revision
 from retrieval.pages import page_label, span_labels, span_pages, text_pages
-from retrieval.search import Hit, search
-from review.answers.contract import AnswerContract
-from review.answers.pipeline import question_ask
+from retrieval.search import search
+from review.asking import question_ask
 from review.desk.export import answer_export_json, answer_export_markdown
 from review.models import Answer
 from tests.commands import run_command

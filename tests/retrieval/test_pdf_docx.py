@@ -19,7 +19,7 @@ from retrieval.ingestion import RevisionInput, revision_index, revision_reopen, 
 from retrieval.models import Chunk, Document, Revision, RevisionScan
 from retrieval.ocr import ocr_available
 from retrieval.search import search
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 from review.desk.export import answer_export_markdown
 from review.models import Answer
 from tests.commands import run_command

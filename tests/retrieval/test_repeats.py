@@ -11,7 +11,7 @@ from fpdf import FPDF
 
 from retrieval.repeats import repeats_label, similarity, word_pairs
 from retrieval.search import search
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 from review.desk.export import answer_export_markdown
 from review.models import Answer
 from tests.commands import run_command

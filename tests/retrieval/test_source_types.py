@@ -12,10 +12,10 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.core.management import CommandError, call_command
 
+from answering.context import ContextPolicy, context_select
 from retrieval import source_types
+from retrieval.hits import Hit
 from retrieval.models import Document, SourceType
-from retrieval.search import Hit
-from review.answers.context import ContextPolicy, context_select
 from tests.commands import run_command
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from review.answers.pipeline import question_ask
-from review.answers.scorer import artefact, thresholds
+from answering.scorer import artefact, thresholds
+from review.asking import question_ask
 
 pytestmark = pytest.mark.django_db
 

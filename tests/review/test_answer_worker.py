@@ -7,9 +7,9 @@ import time
 
 import pytest
 
+from answering.scorer import artefact
 from nalarku_site.celery import app as celery_app
-from review.answers.pipeline import question_submit
-from review.answers.scorer import artefact
+from review.asking import question_submit
 from review.models import Answer
 from review.tasks import answer_after_commit
 from tests.workers import worker_process

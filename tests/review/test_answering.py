@@ -8,7 +8,7 @@ from datetime import date
 
 import pytest
 
-from review.answers.pipeline import contract_for, question_ask
+from review.asking import contract_for, question_ask
 from review.models import Answer, AnswerStatus, ClaimEvidence, Question
 
 pytestmark = pytest.mark.django_db
@@ -121,15 +121,15 @@ def test_as_of_answers_from_the_revision_in_force_then(archive, make_user):
 
 
 def test_superseded_evidence_is_flagged_with_the_current_revision(archive, make_user):
+    from answering.engine import _evidence
     from retrieval.search import search
-    from review.answers.pipeline import _evidence
 
     hit = next(
         h
         for h in search("fitur Sinar private preview", None, include_superseded=True, k=20).results
         if h.evidence_id == "S1:r1:p1"
     )
-    from review.answers.conflicts import current_revisions
+    from answering.conflicts import current_revisions
 
     evidence = _evidence(hit, current_revisions([hit]))
     assert evidence.superseded and evidence.current_revision == 2

@@ -8,7 +8,7 @@ from datetime import date
 
 import pytest
 
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 
 pytestmark = pytest.mark.django_db
 
@@ -113,11 +113,11 @@ def test_a_number_conflict_shows_both_values_as_claims(make_revision, make_user)
 def test_a_refusal_goes_to_an_editor_only_when_sources_disagree_about_the_thing_asked():
     import numpy as np
 
-    from review.answers.contract import Conflict
-    from review.answers.pipeline import _doubt_is_a_conflict
-    from review.answers.scorer import Scored, ScoredUnit
-    from review.answers.text import asked_measure
-    from review.answers.units import Unit
+    from answering.contract import Conflict
+    from answering.engine import _doubt_is_a_conflict
+    from answering.quantities import asked_measure
+    from answering.scorer import Scored, ScoredUnit
+    from answering.units import Unit
 
     unit = ScoredUnit(
         hit=None, unit=Unit("Masa retensi trash 60 hari.", 0, 27, "sentence"), probability=0.1, vector=np.zeros(3)
@@ -157,7 +157,7 @@ def hit(
     day: str | None = "2026-05-20",
     title: str = "Dokumen",
 ):  # noqa: ANN201
-    from retrieval.search import Hit
+    from retrieval.hits import Hit
 
     document, revision, _ = evidence_id.split(":")
     return Hit(
@@ -190,7 +190,7 @@ RECAP = (
 
 
 def test_a_source_is_on_the_side_its_text_says_not_the_side_of_a_question_it_quotes():
-    from review.answers.conflicts import conflicts_find
+    from answering.conflicts import conflicts_find
 
     doc = hit("S1:r2:p1", GA_DOC)
     webinar = hit("W1:r1:p2", WEBINAR, source_type="transcript", day="2026-03-10")
@@ -260,7 +260,7 @@ def test_sides_of_one_date_are_said_to_bear_the_same_date_not_that_one_is_newer(
 
 
 def test_the_weighing_names_the_newer_side_only_when_the_dates_differ():
-    from review.answers.conflicts import _weighing
+    from answering.conflicts import _weighing
 
     doc, article = hit("D1:r1:p1", "…"), hit("A1:r1:p1", "…", source_type="article")
     text, newer, authoritative, ranks = _weighing([[doc], [article]])
@@ -289,7 +289,7 @@ RETENTION = """Masa retensi untuk setiap jenis data ditetapkan sebagai berikut:
 
 
 def test_a_number_a_source_outside_the_context_gives_otherwise_for_the_same_subject_is_a_conflict():
-    from review.answers.conflicts import numbers_beyond
+    from answering.conflicts import numbers_beyond
 
     faq = hit("F1:r2:p8", FAQ, title="FAQ")
     policy = hit("K1:r3:p4", RETENTION, source_type="policy", day="2026-08-01", title="Kebijakan Retensi Data")
@@ -311,7 +311,7 @@ def test_a_number_a_source_outside_the_context_gives_otherwise_for_the_same_subj
 
 
 def test_a_row_whose_label_is_the_other_rows_header_is_another_quantity():
-    from review.answers.conflicts import numbers_beyond
+    from answering.conflicts import numbers_beyond
 
     policy_row = "Versi lama objek (versioning) — Masa retensi: Default 60 hari; Keterangan: Dapat diubah pelanggan"
     policy = hit("K1:r3:p4", RETENTION, source_type="policy", day="2026-08-01")
@@ -428,8 +428,8 @@ def test_two_claims_giving_one_quantity_different_values_are_a_conflict_newest_f
     600 claim (D05) and a 1.200 claim (D08 r2) and no conflict. Whatever unit
     the number counts ("permintaan per menit" is no unit of the number
     readers), two claims of one answer giving it different values disagree."""
-    from review.answers.conflicts import claims_disagree
-    from review.answers.contract import Claim
+    from answering.conflicts import claims_disagree
+    from answering.contract import Claim
 
     old = hit("D05:r2:p3", RATE_OLD, day="2026-04-28", title="Kode Error Lintas Cloud")
     new = hit("D08:r2:p8", RATE_NEW, day="2026-06-01", title="Referensi API Lintas Cloud v2")

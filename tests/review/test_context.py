@@ -3,8 +3,8 @@ for other sources, and room nobody else takes is not left empty."""
 
 from __future__ import annotations
 
-from retrieval.search import Hit
-from review.answers.context import ContextPolicy, context_select
+from answering.context import ContextPolicy, context_select
+from retrieval.hits import Hit
 
 
 def hit(document: str, revision: int, paragraph: int, similarity: float = 0.9) -> Hit:

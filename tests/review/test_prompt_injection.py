@@ -13,9 +13,9 @@ from datetime import date
 import pytest
 from werkzeug import Request, Response
 
+from answering.generators import LlmGenerator
 from retrieval.llm import ChatClient
-from review.answers.generators import LlmGenerator
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 
 pytestmark = pytest.mark.django_db
 

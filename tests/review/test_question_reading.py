@@ -10,9 +10,11 @@ from datetime import date
 import numpy as np
 import pytest
 
-from review.answers.features import NAMES, Passage, Question, question_word, unit_features
-from review.answers.text import code_names, frame_free, identifiers, inflects, is_english, is_protected, measure_words
-from review.answers.units import Unit
+from answering.facts import code_names, identifiers
+from answering.features import NAMES, Passage, Question, question_word, unit_features
+from answering.quantities import measure_words
+from answering.question_form import frame_free, inflects, is_english, is_protected
+from answering.units import Unit
 
 
 @pytest.mark.parametrize(
@@ -169,7 +171,7 @@ def test_the_meaning_is_also_measured_from_the_questions_own_baseline():
 def test_a_paraphrased_frame_question_names_no_frame_word_as_missing(make_revision, make_user):
     from django.contrib.auth.models import User
 
-    from review.answers.pipeline import question_ask
+    from review.asking import question_ask
 
     make_revision(
         "# Reset kata sandi\n\nTautan reset kata sandi yang dikirim lewat email berlaku 30 menit.",
@@ -210,9 +212,9 @@ def test_a_number_given_in_a_unit_names_the_unit_however_it_is_written(text, wor
 def test_a_unit_asked_as_a_word_is_held_by_its_symbol(make_revision, make_user):
     """‘persen’ of the question is in evidence that writes "99,9%": it is
     not missing, and the unit that gives the number holds it."""
+    from answering.scorer import evidence_prepare
     from retrieval.embeddings import provider_from_config
     from retrieval.search import search
-    from review.answers.scorer import evidence_prepare
 
     make_revision(
         "# SLA\n\nKomitmen uptime bulanan paket Bisnis adalah 99,9% dengan kredit layanan bila tidak tercapai.",

@@ -1,4 +1,4 @@
-"""The reader (review/answers/reader/) on its committed artefact, through
+"""The reader (answering/reader/) on its committed artefact, through
 ONNX Runtime: a question over a small archive answered with the span that
 holds the answer, a near miss refused, and the scorer's answer (said to
 be degraded) when the reader cannot load."""
@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from review.answers.generators import generator_from_config
-from review.answers.pipeline import question_ask
-from review.answers.reader.model import Reader, ReaderUnavailable
-from review.answers.reader.windows import passage_of
+from answering.generators import generator_from_config
+from answering.reader.model import Reader, ReaderUnavailable
+from answering.reader.windows import passage_of
+from review.asking import question_ask
 from tests.review.test_answer_engine import LEAVE, archive  # noqa: F401 - the fixture: a spec, a leave policy, a review
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,8 +85,8 @@ def test_answering_never_imports_pytorch():
         "        if name.split('.')[0] == 'torch': tried.append(name)\n"
         "sys.meta_path.insert(0, Watch())\n"
         "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'nalarku_site.settings'); django.setup()\n"
-        "import review.answers.pipeline, review.answers.reader.model, review.answers.reader.scoring\n"
-        "from review.answers.generators import generator_from_config\n"
+        "import answering.engine, review.asking, answering.reader.model, answering.reader.scoring\n"
+        "from answering.generators import generator_from_config\n"
         "generator_from_config('reader').reader()\n"
         "sys.exit(1 if tried else 0)\n"
     )
@@ -94,7 +94,7 @@ def test_answering_never_imports_pytorch():
 
 
 def test_the_combined_probability_weighs_both_judges():
-    from review.answers.reader.scoring import combined
+    from answering.reader.scoring import combined
 
     assert combined({"reader": 1.0, "scorer": 0.0, "bias": 0.0}, 0.8, 0.1) == pytest.approx(0.8)
     assert combined({"reader": 0.0, "scorer": 1.0, "bias": 0.0}, 0.8, 0.1) == pytest.approx(0.1)

@@ -1,4 +1,4 @@
-"""What the reader is trained on (review/answers/reader/): windows over a
+"""What the reader is trained on (answering/reader/): windows over a
 passage with the answer's tokens, SQuAD files, editor questions over an
 archive cut by the project's chunker, and questions made from a page's
 tables; none of it needs PyTorch."""
@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 
-from review.answers.encoder.tokenizer import tokenizer
-from review.answers.reader.examples import archive_examples, archive_pages, squad_examples
-from review.answers.reader.structure import structure_examples
-from review.answers.reader.windows import passage_of, token_span, windows_of
+from answering.encoder.tokenizer import tokenizer
+from answering.reader.windows import passage_of, token_span, windows_of
+from training.reader.examples import archive_examples, archive_pages, squad_examples
+from training.reader.structure import structure_examples
 
 TABLE_PAGE = """# Tarif Kirim Cepat
 

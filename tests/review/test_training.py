@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from review.answers.training import keyword_query, thresholds_choose, thresholds_choose_joint
 from tests.commands import run_command
+from training.answerer import keyword_query, thresholds_choose, thresholds_choose_joint
 
 
 def balanced(p: np.ndarray, answerable: np.ndarray, bar: float) -> float:
@@ -119,8 +119,8 @@ def _squad(paragraphs: list) -> list:
 def test_train_answerer_writes_an_artefact_that_scores_side_by_side(tmp_path, make_revision, make_user, settings):
     from django.contrib.auth.models import User
 
-    from review.answers.pipeline import question_ask
-    from review.answers.scorer import artefact, artefact_used
+    from answering.scorer import artefact, artefact_used
+    from review.asking import question_ask
 
     train, valid = tmp_path / "train.json", tmp_path / "valid.json"
     train.write_text(json.dumps(_squad(PARAGRAPHS[:6])), encoding="utf-8")
@@ -214,7 +214,7 @@ def test_the_training_archive_answers_its_questions_from_their_gold_pages_only()
     miss has none, and no page is one of the demo archive's."""
     from django.conf import settings as django_settings
 
-    from review.answers.answer_keys import normalise_answer
+    from answering.answer_keys import normalise_answer
 
     root = Path(django_settings.BASE_DIR)
     pages = {}
@@ -250,9 +250,9 @@ def test_a_new_artefact_never_overwrites_a_version(tmp_path):
 def test_an_artefact_of_another_features_version_is_refused_not_misread(tmp_path):
     import shutil
 
-    from review.answers.scorer import ArtefactError, artefact_read
+    from answering.scorer import ArtefactError, artefact_read
 
-    shipped = Path(__file__).resolve().parents[2] / "review" / "answers" / "artefact" / "answerer-v6"
+    shipped = Path(__file__).resolve().parents[2] / "answering" / "artefact" / "answerer-v6"
     shutil.copy(shipped.with_suffix(".pkl"), tmp_path / "old.pkl")
     meta = json.loads(shipped.with_suffix(".json").read_text(encoding="utf-8"))
     assert artefact_read(shipped.with_suffix(".pkl")).meta["features_version"] == "features-v4"

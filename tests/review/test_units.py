@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from review.answers.units import units_of
+from answering.units import units_of
 
 TABLE = """Berikut daftar kode galat:
 

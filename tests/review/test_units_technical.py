@@ -8,7 +8,7 @@ from itertools import pairwise
 
 import pytest
 
-from review.answers.units import UNITS_VERSION, Unit, units_of
+from answering.units import UNITS_VERSION, Unit, units_of
 
 CLI_GUIDE = """## Mengatur ulang akses
 

@@ -19,7 +19,7 @@ from django.contrib.auth.models import Group, Permission
 from django.test import Client
 from django.urls import reverse
 
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 
 pytestmark = pytest.mark.django_db
 

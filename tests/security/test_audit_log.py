@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from retrieval.models import Document
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 from review.models import ApiToken
 
 pytestmark = pytest.mark.django_db

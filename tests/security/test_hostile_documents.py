@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 from review.models import Answer
 
 from .inert import active_content

@@ -18,9 +18,9 @@ from django.db.models import Q
 from django.test import Client
 from django.urls import reverse
 
-from review.answers.pipeline import question_ask
-from review.api.tokens import token_issue
+from review.asking import question_ask
 from review.models import Answer
+from review.tokens import token_issue
 
 pytestmark = pytest.mark.django_db
 
@@ -376,8 +376,8 @@ def _asked_by(world: dict, who: str) -> None:
 
 def test_a_reader_without_the_right_sees_no_ones_notes_and_no_review_counts(world):
     """The onlooker asked; the insider, a reviewer of the onlooker's group, judged a claim."""
-    from review.desk.reviewing import claim_review
     from review.models import Claim
+    from review.reviewing import claim_review
 
     _asked_by(world, "onlooker")
 
@@ -407,9 +407,9 @@ def test_a_reader_without_the_right_sees_no_ones_notes_and_no_review_counts(worl
 
 
 def test_filter_choices_and_lookup_counts_come_only_from_what_the_viewer_may_see(world, make_user):
-    from review.desk.lookups import lookup_looked
-    from review.desk.reviewing import claim_review
+    from review.lookups import lookup_looked
     from review.models import Claim, EvidenceLookup, Question
+    from review.reviewing import claim_review
 
     Question.objects.filter(pk=world["answer"].question_id).update(category="rahasia-hukum")
     claim = Claim.objects.get(pk=world["claims"][0])

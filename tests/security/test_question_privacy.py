@@ -20,10 +20,10 @@ from django.db.models import Q
 from django.test import Client
 from django.urls import reverse
 
-from review.answers.pipeline import question_ask
-from review.desk.lookups import lookup_looked
-from review.desk.reviewing import claim_review
+from review.asking import question_ask
+from review.lookups import lookup_looked
 from review.models import Answer, Claim, ClaimEvidence, ClaimReview, Question
+from review.reviewing import claim_review
 
 pytestmark = pytest.mark.django_db
 

@@ -20,8 +20,8 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from review.api.throttle import _keys, client_address
-from review.api.tokens import token_issue
 from review.models import ApiToken
+from review.tokens import token_issue
 
 pytestmark = pytest.mark.django_db
 

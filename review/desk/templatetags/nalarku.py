@@ -7,73 +7,18 @@ from urllib.parse import urlsplit
 
 from django import template
 
+from answering.sentences import plain
 from retrieval import source_types
 from retrieval.pages import page_label
 from retrieval.repeats import repeats_label
-from review.answers.text import plain
+from review import labels
 
 register = template.Library()
-
-LABELS = {
-    # answer statuses
-    "answered": "Terjawab",
-    "needs_review": "Perlu ditinjau",
-    "insufficient_evidence": "Bukti tidak cukup",
-    # claim review
-    "pending": "Belum ditinjau",
-    "supported": "Didukung",
-    # claim flags
-    "evidence_removed": "ID bukti tak dikenal dibuang",
-    "unsupported_fact": "Angka/ID tidak ada di bukti",
-    "weak_support": "Dukungan lemah",
-    "superseded_evidence": "Bukti dari revisi lama",
-    "conflict": "Sumber bertentangan",
-    "via_graph": "Bukti lewat relasi",
-    # degraded states
-    "semantic_unavailable": "Pencarian semantik tidak tersedia — hanya leksikal",
-    "reranker_unavailable": "Pengurut ulang tidak tersedia — urutan gabungan pencarian",
-    "generator_unavailable": "Model bahasa tidak tersedia — jawaban berupa kutipan dari sumber",
-    "generator_repaired": "Keluaran model diperbaiki sekali",
-    "generator_invalid_output": "Keluaran model tidak valid",
-    "planted_instruction_ignored": "Klaim yang mengulang instruksi tersembunyi di sumber dibuang",
-    # conflict kinds
-    "status": "status",
-    "number": "angka",
-    "date": "tanggal",
-    # relations
-    "cites": "mengutip",
-    "supersedes": "menggantikan",
-    "contradicts": "bertentangan dengan",
-    "motivates": "mendasari",
-    "rejects": "menolak",
-    "related": "terkait",
-    # search stages (their timings on the search desk)
-    "embed": "membaca makna pertanyaan",
-    "sql": "mencari di arsip",
-    "expand": "relasi",
-    "rerank": "urut ulang",
-    # answer stages (the report's latency table)
-    "context": "konteks",
-    "generate": "menyusun klaim",
-    "validate": "validasi",
-    "persist": "menyimpan",
-    # search modes
-    "hybrid": "hibrida",
-    "lexical": "leksikal",
-    "vector": "semantik",
-    # chunk kinds
-    "paragraph": "paragraf",
-    "list": "daftar",
-    "table": "tabel",
-    "code": "kode",
-    "mixed": "campuran",
-    "heading": "judul",
-}
 
 
 @register.filter
 def label(code: object) -> str:
-    return LABELS.get(str(code), str(code))
+    return labels.label(code)
 
 
 # What sources disagree about, as the conflict box's badge says it.
@@ -90,7 +35,7 @@ def conflict_kind(kind: object) -> str:
     return CONFLICT_KINDS.get(str(kind), str(kind).capitalize())
 
 
-# Answer engines that quote units of the evidence as claims (review.answers.generators).
+# Answer engines that quote units of the evidence as claims (answering.generators).
 QUOTING_ENGINES = {"extractive", "reader", "sentence", "cosine"}
 
 

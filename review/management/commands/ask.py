@@ -10,9 +10,9 @@ from datetime import date
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from answering.contract import AnswerContract
 from retrieval.search import SearchError
-from review.answers.contract import AnswerContract
-from review.answers.pipeline import question_ask
+from review.asking import question_ask
 
 STATUS_LABELS = {"answered": "TERJAWAB", "needs_review": "PERLU DITINJAU", "insufficient_evidence": "BUKTI TIDAK CUKUP"}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from review.api.tokens import token_issue
 from review.models import ApiToken
+from review.tokens import token_issue
 
 
 class Command(BaseCommand):

@@ -9,8 +9,9 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from review.answers.scorer import ARTEFACT_DIR
-from review.answers.training import (
+from answering.scorer import ARTEFACT_DIR
+from review.models import EvalSet
+from training.answerer import (
     artefact_write,
     default_cache_dir,
     items_build,
@@ -19,7 +20,6 @@ from review.answers.training import (
     items_from_evalset,
     train,
 )
-from review.models import EvalSet
 
 DATASET = Path(settings.BASE_DIR) / "data" / "idk-mrc"
 # English questions over Indonesian paragraphs (SQuAD 2.0 dev, the paragraphs
@@ -40,7 +40,7 @@ class Command(BaseCommand):
         "IDK-MRC valid, pilih ambang pada IDK-MRC valid bersama set dev gaya editor (bila sudah "
         "diimpor: eval_import demo/editor-dev.jsonl --name editor-dev), cetak angka validasi, lalu tulis artefak "
         "berversi (.pkl + .json berisi checksum data, fitur, versi pustaka, metrik) ke "
-        "review/answers/artefact/. Embedding di-cache: proses ulang cepat. Jangan memakai "
+        "answering/artefact/. Embedding di-cache: proses ulang cepat. Jangan memakai "
         "tydiqa-goldp-id dev di sini: itu data evaluasi retrieval."
     )
 

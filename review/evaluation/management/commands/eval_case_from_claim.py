@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from review.evaluation.runs import REGRESSION_SET, case_from_claim
+from review.evaluation.sets import REGRESSION_SET, case_from_claim
 from review.models import Claim
 
 

@@ -7,7 +7,7 @@ from tqdm import tqdm
 
 from retrieval.beir import drop_collection
 from retrieval.models import Revision
-from review.evaluation.runs import ChunkingSetting, chunking_collection_build, chunking_evaluate
+from review.evaluation.chunking_runs import ChunkingSetting, chunking_collection_build, chunking_evaluate
 from review.models import EvalSet
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from review.evaluation.runs import evalset_export_beir, evalset_export_jsonl
+from review.evaluation.sets import evalset_export_beir, evalset_export_jsonl
 from review.models import EvalSet
 
 

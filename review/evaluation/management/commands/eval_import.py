@@ -7,7 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from review.evaluation.runs import EvalImportError, evalset_import
+from review.evaluation.sets import EvalImportError, evalset_import
 
 
 def _progress(bar: tqdm):  # noqa: ANN202
@@ -54,7 +54,7 @@ class Command(BaseCommand):
     def handle(self, *args: object, **options: object) -> None:
         if options["beir"]:
             from retrieval.beir import BeirFormatError
-            from review.evaluation.runs import evalset_import_beir
+            from review.evaluation.sets import evalset_import_beir
 
             directory = options["file"].resolve()
             try:
@@ -71,7 +71,7 @@ class Command(BaseCommand):
         if not options["file"].is_file():
             raise CommandError(f"berkas tidak ada: {options['file']}")
         if options["squad"]:
-            from review.evaluation.runs import evalset_import_squad
+            from review.evaluation.sets import evalset_import_squad
 
             collection = options["collection"] or f"squad-{options['file'].stem}"
             try:

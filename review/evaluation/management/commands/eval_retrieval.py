@@ -7,14 +7,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from review.evaluation.runs import (
-    MEASURES,
-    MODES,
-    cases_from_beir,
-    cases_from_set,
-    retrieval_evaluate,
-    runs_compare,
-)
+from review.evaluation.retrieval_runs import MEASURES, MODES, retrieval_evaluate, runs_compare
+from review.evaluation.sets import cases_from_beir, cases_from_set
 from review.models import EvalRun, EvalSet
 
 

@@ -6,6 +6,7 @@ every view and partial filters the same way.
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
@@ -42,8 +43,6 @@ def can_review(user: Reader) -> bool:
 def colleagues_of(reader: Reader) -> QuerySet:
     """Users who share at least one group with ``reader`` (``reader`` too, when
     they are in a group)."""
-    from django.contrib.auth import get_user_model
-
     return get_user_model().objects.filter(groups__user=reader).values("pk")
 
 

@@ -95,6 +95,12 @@ def newer_since(fresh: Freshness) -> dict[str, int]:
     return {key: number for key, number in sorted(fresh.since.items()) if key in cited}
 
 
+def replaced_source(evidence_id: str, now: int) -> str:
+    """ "D08:r1:p8" replaced by r2 → "D08 r1 kini r2": said per source, not per chunk."""
+    document, revision, _ = evidence_id.rsplit(":", 2)
+    return f"{document} {revision} kini r{now}"
+
+
 def since_sentence(since: dict[str, int]) -> str:
     """ "Sejak tanggal itu, D21 kini r3." — what an answer as of a date says of
     the documents revised after that date."""

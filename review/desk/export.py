@@ -12,7 +12,7 @@ import json
 
 from answering.contract import AnswerContract
 from review.desk.templatetags.nalarku import label, pages, repeats, safe_href
-from review.freshness import since_sentence
+from review.freshness import replaced_source, since_sentence
 from review.models import Answer, Claim
 
 
@@ -63,11 +63,7 @@ def answer_export_markdown(
     stored_by_text = {c.text: c for c in claims}
     cited = {eid for claim in contract.claims for eid in claim.evidence_ids}
     replaced = list(
-        dict.fromkeys(
-            f"{eid.rsplit(':', 1)[0].replace(':', ' ')} kini r{now}"
-            for eid, now in sorted((changed or {}).items())
-            if eid in cited
-        )
+        dict.fromkeys(replaced_source(eid, now) for eid, now in sorted((changed or {}).items()) if eid in cited)
     )
     lines = [
         f"# {_one_line(answer.question.text)}",

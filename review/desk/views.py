@@ -40,6 +40,7 @@ from review.freshness import (
     asked_again_links,
     contract_now,
     newer_since,
+    replaced_source,
     since_sentence,
     with_sources_changed,
 )
@@ -232,7 +233,9 @@ def _answer_page(
             "contract": contract,
             "rows": rows,
             # Said per source ("D08 r1 kini r2"), not per chunk: one line however many chunks it gave.
-            "changed": list(dict.fromkeys(_source(eid, fresh.changed[eid]) for row in rows for eid in row["changed"])),
+            "changed": list(
+                dict.fromkeys(replaced_source(eid, fresh.changed[eid]) for row in rows for eid in row["changed"])
+            ),
             "since": since_sentence(since) if (since := newer_since(fresh)) else "",
             "asked_again_from": older,
             "asked_again": newer,
@@ -280,12 +283,6 @@ def _claim_rows(claims: list[Claim], contract, texts: dict[str, str], answer: An
             {"claim": claim, "evidence": evidence, "old": list(old.values()), "changed": fresh.changed_in(shown)}
         )
     return rows
-
-
-def _source(evidence_id: str, now: int) -> str:
-    """ "D08:r1:p8" replaced by r2 → "D08 r1 kini r2"."""
-    document, revision, _ = evidence_id.rsplit(":", 2)
-    return f"{document} {revision} kini r{now}"
 
 
 def _evidence_texts(contract, request: HttpRequest) -> dict[str, str]:  # noqa: ANN001

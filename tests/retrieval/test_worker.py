@@ -106,6 +106,7 @@ def test_prefork_worker_process_can_embed(purged_queue, tmp_path):
 
 
 SUCCEEDED = re.compile(r"Task retrieval\.tasks\.index_revision\[[^\]]+\] succeeded")
+READY = re.compile(r"\S+@\S+ ready\.")
 
 
 def _worker(name: str, log, queues: str = "ingest") -> subprocess.Popen:  # noqa: ANN001
@@ -126,6 +127,11 @@ def test_two_ingest_workers_taking_the_same_revision_index_it_once(purged_queue,
     logs = [tmp_path / "a.log", tmp_path / "b.log"]
     workers = [_worker("a", logs[0]), _worker("b", logs[1])]
     try:
+        # Both must be listening before the first delivery: a worker still
+        # loading while the other drains the queue takes none (CI's flake).
+        assert wait_for(lambda: all(log.exists() and READY.search(log.read_text()) for log in logs), timeout=120), (
+            "\n".join(log.read_text() for log in logs if log.exists())
+        )
         body = "# Dua pekerja\n\n" + "\n\n".join(
             f"Paragraf {n}: dua worker mengambil revisi yang sama, hasilnya tetap satu set potongan." for n in range(12)
         )

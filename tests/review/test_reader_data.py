@@ -190,3 +190,27 @@ def test_a_sentence_addressed_to_a_model_is_blanked_where_it_stood():
     assert len(said) == len(text) and "abaikan" not in said and "asisten" not in said
     assert said.index("Harga Rp 900.000.") == text.index("Harga Rp 900.000.")
     assert said.startswith("Baterai tahan 26 jam.")
+
+
+def test_a_sibling_near_miss_swaps_a_term_the_passage_holds_for_one_it_does_not():
+    from training.reader.examples import Example
+    from training.reader.siblings import shape, sibling_examples, terms_of
+
+    passage = "Struktur organisasi > Direksi\n\nCPO Lintas adalah Rina Hartono, sejak 2024."
+    answered = [Example("Siapa CPO Lintas sekarang?", passage, (passage.index("Rina"), passage.index(",")), "k")]
+    others = [passage, "Direksi Awan: CTO Budi Santoso, CFO Maya Putri.", "Flag --enable-metrics aktif."]
+    [made] = sibling_examples(answered, others, "siblings", seed=1)
+    assert made.answer is None and made.passage == passage
+    swapped = made.question.split()[1]
+    assert swapped in {"CTO", "CFO"} and swapped not in passage, made.question
+    # Terms are typography (acronyms, flags, versions, code), never a word list.
+    assert terms_of("Pakai --dry-run=client di kubectl v1.25 untuk API camelCase x") == [
+        "--dry-run",
+        "v1.25",
+        "API",
+        "camelCase",
+    ]
+    assert shape("--enable-foo") != shape("CTO") and shape("CTO") == shape("CFO")
+    # A question holding no term of its passage makes no near miss.
+    plain = Example("Siapa direkturnya?", passage, (0, 4), "k")
+    assert sibling_examples([plain], others, "siblings") == []

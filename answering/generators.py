@@ -156,7 +156,11 @@ class ExtractiveGenerator:
         # The first unit in claim order always makes the first claim (the band
         # decides the status); a further claim's unit must be near the best
         # (claim_ratio × its probability) and no weaker than the floor.
-        floor = scored.thresholds()["support_min"] if self.claim_floor is None else self.claim_floor
+        bars = scored.thresholds()
+        # A reader's card may hold a claim bar of its own, chosen on dev for
+        # claim precision (bench/reader_bars.py): a further claim is shown
+        # only where the reading of its own unit clears it.
+        floor = max(bars["support_min"], bars.get("claim_min", 0.0)) if self.claim_floor is None else self.claim_floor
         bar = max(scored.best * self.claim_ratio, floor)  # for the further claims; the first is always made
         groups: list[list[ScoredUnit]] = []
         for candidate in scored.claim_order(self.meaning_weight):

@@ -52,6 +52,12 @@ def main() -> None:
     parser.add_argument("--tune", default="idk-valid,k8s-dev,editor-dev", help="sets the bars are chosen on")
     parser.add_argument("--report", default="demo", help="sets only reported")
     parser.add_argument("--max-wrong", type=float, default=0.05, help="answered without the answer allowed per set")
+    parser.add_argument(
+        "--max-in-claims-loss",
+        type=float,
+        default=0.01,
+        help="answer-in-claims a claim bar may cost per set (a further claim that held the key, dropped)",
+    )
     parser.add_argument("--write", action="store_true", help="write the proposed bars into the artefact's card")
     parser.add_argument("--combine", action="store_true", help="combine the reader's probability with the scorer's")
     parser.add_argument("--scorer-mode", default="extractive@answerer-v6", help="the scorer's column in the runs")
@@ -105,6 +111,7 @@ def main() -> None:
             f"{name}{role}: {f['decision']:.3f} / {f['in_claims']:.3f} / {f['answerable_refused']:.3f} / "
             f"{f['unanswerable_refused']:.3f} / {f['wrong']:.3f}  ({len(rows)} cases)"
         )
+    claim_min = claim_bar(sets, tune, refuse, args.max_in_claims_loss)
     if args.write:
         name = args.mode.partition("@")[2]
         card_path = Path(reader_path(name) if name else settings.NALARKU_READER["artefact"]).with_suffix(".json")
@@ -114,6 +121,8 @@ def main() -> None:
         # reader's, so the support bar stays the default (not tuned).
         support = DEFAULT_BARS["support_min"] if combiner else refuse
         card["bars"] = {"refuse_below": refuse, "answer_at": answer, "support_min": support}
+        if claim_min is not None:
+            card["bars"]["claim_min"] = claim_min
         card["combiner"] = combiner
         cases = ", ".join(f"{n} {len(sets[n])} cases" for n in tune)
         card["bars_source"] = (
@@ -122,6 +131,62 @@ def main() -> None:
         )
         card_path.write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n")
         print(f"written to {card_path}")
+
+
+def claims_replay(rows: list[dict], refuse_below: float, claim_min: float) -> dict[str, float]:
+    """The run's claims with the status bar ``refuse_below`` and a further
+    claim kept only at ``claim_min`` or above (the first claim always, a
+    conflict side always): claim precision, answer in claims (answerable
+    cases with keys) and the share of answers with a claim that does not
+    answer."""
+    precise, holds, offtopic = [], [], []
+    for r in rows:
+        if "claims_precise" not in r:
+            sys.exit("the runs hold no per-claim measures: ask them again with this eval_answers")
+        p = r["answerable_p"]
+        refused = r["status"] == "insufficient_evidence" or (p is not None and p < refuse_below)
+        kept = [
+            i
+            for i, score in enumerate(r["claim_scores"])
+            if not refused and (i == 0 or r["claims_side"][i] or (score or 0.0) >= claim_min)
+        ]
+        precise += [r["claims_precise"][i] for i in kept]
+        if kept:
+            offtopic.append(not all(r["claims_precise"][i] for i in kept))
+        if r["expected"] != "insufficient_evidence" and r["answer_in_claims"] is not None:
+            holds.append(any(r["claims_holding"][i] for i in kept))
+    mean = lambda xs: sum(xs) / len(xs) if xs else 0.0  # noqa: E731
+    return {"precision": mean(precise), "in_claims": mean(holds), "offtopic": mean(offtopic), "claims": len(precise)}
+
+
+def claim_bar(sets: dict, tune: list[str], refuse: float, max_loss: float) -> float | None:
+    """The claim bar: on a grid from the refusal bar up, the one with the best
+    mean claim precision over the tuning sets among those that cost answer in
+    claims at most ``max_loss`` on each (against no bar beyond the support
+    bar). Printed with every set's figures; None when no run holds claims."""
+    if not all(any("claims_precise" in r for r in sets[n]) for n in tune):
+        print("claim bar: the runs hold no per-claim measures (ask them again); not chosen")
+        return None
+    base = {n: claims_replay(sets[n], refuse, refuse) for n in sets}
+    best, best_score = refuse, -1.0
+    for bar in [round(x, 2) for x in np.arange(refuse, 1.0, 0.05)]:
+        figures = {n: claims_replay(sets[n], refuse, bar) for n in tune}
+        if any(base[n]["in_claims"] - figures[n]["in_claims"] > max_loss + 1e-9 for n in tune):
+            continue
+        score = sum(f["precision"] for f in figures.values()) / len(tune)
+        if score > best_score + 1e-9:
+            best, best_score = bar, score
+    print(f"proposed claim bar: claim_min {best:.2f} (tuning mean claim precision {best_score:.4f})")
+    print(
+        "set: claim precision / answer in claims / answers with an off-topic claim / claims, at the support bar → at it"
+    )
+    for name in sets:
+        a, b = base[name], claims_replay(sets[name], refuse, best)
+        print(
+            f"{name}: {a['precision']:.3f} → {b['precision']:.3f} / {a['in_claims']:.3f} → {b['in_claims']:.3f} / "
+            f"{a['offtopic']:.3f} → {b['offtopic']:.3f} / {a['claims']} → {b['claims']}"
+        )
+    return best
 
 
 def _rows(run, mode: str) -> tuple[list[str], list[dict]]:  # noqa: ANN001

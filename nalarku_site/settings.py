@@ -439,6 +439,8 @@ NALARKU_READER = {
     "refuse_below": _optional_float("NALARKU_READER_REFUSE_BELOW"),
     "answer_at": _optional_float("NALARKU_READER_ANSWER_AT"),
     "support_min": _optional_float("NALARKU_READER_SUPPORT_MIN"),
+    # The bar a further claim's own reading must clear (unset: the card's, else the support bar).
+    "claim_min": _optional_float("NALARKU_READER_CLAIM_MIN"),
 }
 # The generator before the scorer, kept as a baseline and as the fallback
 # when the scorer cannot run (NALARKU_GENERATOR=sentence to use it).

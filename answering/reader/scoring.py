@@ -120,7 +120,10 @@ def combined(combiner: dict, reader_p: float | None, scorer_p: float | None) -> 
 def bars_of(reader: Reader) -> dict[str, float]:
     """The reader's bars: its card's, each replaced where the settings give one."""
     config = settings.NALARKU_READER
-    return {k: float(config[k]) if config.get(k) is not None else v for k, v in reader.bars.items()}
+    bars = {k: float(config[k]) if config.get(k) is not None else v for k, v in reader.bars.items()}
+    if config.get("claim_min") is not None:
+        bars["claim_min"] = float(config["claim_min"])
+    return bars
 
 
 def _holding(scored: Scored, hit: Hit, reading: Reading, shift: int) -> ScoredUnit | None:

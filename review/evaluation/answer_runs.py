@@ -129,6 +129,8 @@ def _answer_row(
         correct = holds and not refused
     else:
         correct = not refused and (bool(gold & units) if gold else True)
+    precise = _claims_precise(contract, case.answers or [], gold)
+    sides = {e for c in contract.conflicts for e in c.evidence_ids}
     measures = {
         "status_ok": float(contract.status == case.expected_status),
         "abstained": float(refused),
@@ -142,6 +144,12 @@ def _answer_row(
         "ids_removed": sum(f == "evidence_removed" for f in flags),
         "claims_supported": sum(not ({"unsupported_fact", "weak_support"} & set(c.flags)) for c in contract.claims),
         "gold_cited": float(bool(gold & units)) if gold else None,
+        # Per claim, in claim order: whether it answers (claim precision), and
+        # the engine's probability for it, so a claim bar can be replayed.
+        "claims_precise": precise,
+        "claim_scores": [c.score for c in contract.claims],
+        "claims_holding": [bool(case.answers) and answer_in_claims(case.answers, [c.text]) for c in contract.claims],
+        "claims_side": [bool(sides & set(c.evidence_ids)) for c in contract.claims],
         "judge_supported": sum(v for v in verdicts) if verdicts else None,
         "answer_stage_ms": round(sum(timings.get(s, 0.0) for s in ANSWER_STAGES), 2),
     }
@@ -164,6 +172,23 @@ def _answer_row(
             "doubt_to_editor": scorer_record.get("doubt_to_editor"),
         },
     )
+
+
+def _claims_precise(contract, answers: list[str], gold: set[str]) -> list[bool]:  # noqa: ANN001
+    """Each claim answers: it holds an answer key, cites a gold revision (or
+    the gold document, or chunk), or is a side of a conflict shown."""
+    sides = {e for c in contract.conflicts for e in c.evidence_ids}
+    out = []
+    for claim in contract.claims:
+        cited = set(claim.evidence_ids)
+        units = cited | {contract.evidence[e].document for e in cited if e in contract.evidence}
+        units |= {
+            f"{contract.evidence[e].document}:r{contract.evidence[e].revision}" for e in cited if e in contract.evidence
+        }
+        out.append(
+            bool(answers and answer_in_claims(answers, [claim.text])) or bool(gold & units) or bool(sides & cited)
+        )
+    return out
 
 
 # The answer stage: everything after retrieval and before saving.
@@ -218,6 +243,7 @@ def _answer_metrics(rows: list[EvalResult]) -> dict:
         "citation_validity": _rate([x["citations_valid"] for x in m if x["claims"]]),
         "ids_removed": sum(x["ids_removed"] for x in m),
         "claim_support_rate": round(sum(x["claims_supported"] for x in m) / claims, 4) if claims else None,
+        **_precision(m),
         "gold_cited_rate": _rate([x["gold_cited"] for x in m if x["gold_cited"] is not None]),
         "judge_faithfulness": (
             round(sum(x["judge_supported"] for x in judged) / max(sum(x["claims"] for x in judged), 1), 4)
@@ -231,6 +257,17 @@ def _answer_metrics(rows: list[EvalResult]) -> dict:
         },
         "latency_ms": _percentiles(latencies),
         "answer_stage_ms": _percentiles(stage),
+    }
+
+
+def _precision(m: list[dict]) -> dict:
+    """Claim precision (the share of claims shown that answer) and the share
+    of answers (not refused) with a claim that does not."""
+    said = [x["claims_precise"] for x in m if x.get("claims_precise")]
+    claims = sum(len(p) for p in said)
+    return {
+        "claim_precision": round(sum(sum(p) for p in said) / claims, 4) if claims else None,
+        "answers_with_offtopic_claim": _rate([float(not all(p)) for p in said]),
     }
 
 

@@ -205,7 +205,40 @@ def test_answer_evaluation_measures_and_leaves_no_history(archive, eval_file):
     keyed = [rows[c]["answer_in_claims"] for c in ("E1", "E2")]
     assert engine["answer_in_claims"] == sum(keyed) / 2
     assert engine["decision_accuracy"] == sum(m["decision_correct"] for m in rows.values()) / 4
+    said = [p for m in rows.values() for p in m["claims_precise"]]
+    assert len(said) == sum(m["claims"] for m in rows.values())
+    assert engine["claim_precision"] == round(sum(said) / len(said), 4)
     assert not Question.objects.exists()  # rolled back
+
+
+def test_claim_precision_counts_claims_that_answer():
+    """A claim answers where it holds an answer key, cites the gold revision
+    or is a side of a conflict shown; a claim beside them does not."""
+    from types import SimpleNamespace as NS
+
+    from answering.contract import Claim, Conflict
+    from review.evaluation.answer_runs import _claims_precise, _precision
+
+    evidence = {
+        k: NS(document=k.split(":")[0], revision=int(k.split(":")[1][1:]))
+        for k in ("K1:r2:p1", "K1:r1:p1", "B1:r1:p1", "X9:r1:p1")
+    }
+    contract = NS(
+        evidence=evidence,
+        claims=[
+            Claim(text="Server menutup koneksi secara sepihak.", evidence_ids=["B1:r1:p1"]),  # holds the key
+            Claim(text="Lihat tabel kode.", evidence_ids=["K1:r2:p1"]),  # cites the gold revision
+            Claim(text="Dulu: kuota penuh.", evidence_ids=["K1:r1:p1"]),  # a conflict side
+            Claim(text="Harga paket Bisnis.", evidence_ids=["X9:r1:p1"]),  # none of those
+        ],
+        conflicts=[Conflict(evidence_ids=["K1:r2:p1", "K1:r1:p1"], kind="meaning", note="")],
+    )
+    precise = _claims_precise(contract, ["menutup koneksi"], {"K1:r2"})
+    assert precise == [True, True, True, False]
+    assert _precision([{"claims_precise": precise}, {"claims_precise": [True]}, {"claims_precise": []}]) == {
+        "claim_precision": 0.8,
+        "answers_with_offtopic_claim": 0.5,
+    }
 
 
 def test_answer_keys_match_whole_words_case_and_punctuation_aside():

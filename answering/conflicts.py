@@ -758,3 +758,23 @@ def _written(text: str, unit: str) -> str:
         if m.group(2).lower().replace("persen", "%") == unit:
             return m.group(0)
     return unit
+
+
+def in_force_first(claims: list[Claim], conflicts: list[Conflict]) -> list[Claim]:
+    """The claims with the side in force first, in agreement with the
+    conflict box: a conflict's sides are ordered newest first (the more
+    authoritative first between sides of one date), so where the first
+    claim takes a side of a conflict that is not its first, the first claim
+    citing that conflict's first side leads instead. The claims are
+    otherwise kept in their order; their flags and the status are unchanged."""
+    if not claims:
+        return claims
+    lead = set(claims[0].evidence_ids)
+    for conflict in conflicts:
+        sides = conflict.sides or [[e] for e in conflict.evidence_ids]
+        if len(sides) < 2 or lead & set(sides[0]) or not lead & {e for side in sides[1:] for e in side}:
+            continue
+        at = next((i for i, c in enumerate(claims) if set(c.evidence_ids) & set(sides[0])), None)
+        if at is not None:
+            return [claims[at], *claims[:at], *claims[at + 1 :]]
+    return claims

@@ -26,6 +26,7 @@ from answering.conflicts import (
     conflict_sides_claimed,
     conflicts_find,
     current_revisions,
+    in_force_first,
     numbers_beyond,
     statements,
 )
@@ -132,6 +133,8 @@ def answer_draft(
     # Two claims giving the same quantity different values disagree, whatever
     # their sources' other sentences say: an editor picks the side in force.
     conflicts += claims_disagree(validated.claims, chunks, conflicts, response.query)
+    # The answer leads with the side in force, as the conflict box orders it.
+    validated.claims = in_force_first(validated.claims, conflicts)
 
     by_id = {h.evidence_id: h for h in chunks}
     in_conflict = {e for c in conflicts for e in c.evidence_ids}

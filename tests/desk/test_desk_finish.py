@@ -96,3 +96,14 @@ def test_the_admins_document_page_offers_the_next_revision_in_plain_words(admin_
     assert "fetch_sources" not in page and "ruang embedding" not in page.lower()
     index = admin_client.get("/admin/").content.decode().lower()
     assert "ruang embedding" not in index and "model pencarian makna" in index
+
+
+def test_a_refusal_lists_the_closest_passages_to_look_at_not_as_claims(client, archive, make_user):
+    editor = make_user("editor")
+    client.force_login(editor)
+    answer = question_ask(text="Berapa biaya langganan API v2 per bulan?", user=editor).answer
+    assert answer.status == "insufficient_evidence" and not answer.claims.exists()
+    page = BeautifulSoup(client.get(reverse("answer", args=[answer.pk])).content, "html.parser")
+    closest = page.select_one("details[data-closest]")
+    assert closest is not None and closest.has_attr("open"), page.get_text(" ", strip=True)[:2000]
+    assert "bukan jawaban" in closest.summary.get_text() and "F60" in closest.get_text()

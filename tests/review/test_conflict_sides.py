@@ -507,3 +507,22 @@ def test_an_answer_with_two_values_of_one_quantity_is_not_answered(make_revision
     assert contract.status != "answered"
     [conflict] = [c for c in contract.conflicts if c.kind == "number"]
     assert conflict.sides[0][0].startswith("R60:") and conflict.labels[0].startswith("1.200")
+
+
+def test_the_first_claim_is_the_side_in_force():
+    """The reader's best span was the superseded "90 hari" while the conflict
+    box itself calls "60 hari" newer: the answer leads with the side in force."""
+    from answering.conflicts import in_force_first
+    from answering.contract import Claim, Conflict
+
+    old = Claim(text="Versi objek lama disimpan 90 hari.", evidence_ids=["D03:r1:p2"])
+    new = Claim(text="Versi objek lama disimpan 60 hari.", evidence_ids=["D03:r2:p2"])
+    other = Claim(text="Versi objek dapat dipulihkan dari konsol.", evidence_ids=["D07:r1:p1"])
+    conflict = Conflict(
+        evidence_ids=["D03:r2:p2", "D03:r1:p2"], kind="number", note="", sides=[["D03:r2:p2"], ["D03:r1:p2"]], newer=0
+    )
+    assert in_force_first([old, other, new], [conflict]) == [new, old, other]
+    # Already leading with the side in force, or no conflict on the first claim: unchanged.
+    assert in_force_first([new, old], [conflict]) == [new, old]
+    assert in_force_first([other, old, new], [conflict]) == [other, old, new]
+    assert in_force_first([old, other], []) == [old, other]

@@ -28,6 +28,8 @@ the wrapper is focusable, so a keyboard can scroll it too.
 
 from __future__ import annotations
 
+import re
+
 import nh3
 from bs4 import BeautifulSoup, NavigableString
 from django.utils.safestring import SafeString, mark_safe
@@ -87,15 +89,52 @@ def chunk_html(text: str, span: tuple[int, int] | list[int] | None = None) -> Sa
     return mark_safe(clean)  # noqa: S308 — sanitised by nh3 with the allowlist above
 
 
-def snippet_html(text: str, limit: int = 600) -> SafeString:
+def snippet_html(text: str, limit: int = 600, query: str = "") -> SafeString:
     """The start of a chunk, rendered: whole lines up to ``limit`` characters
-    (a table keeps its header and first rows), with "…" when cut."""
+    (a table keeps its header and first rows), with "…" when cut. Where the
+    first word of ``query`` the chunk holds lies past that cut, the snippet
+    starts at the line holding it instead (a table row with its table's
+    header), so a hit is never shown without the word it was found for."""
     text = text or ""
     if len(text) <= limit:
         return chunk_html(text)
     cut = text.rfind("\n", 0, limit)
-    head = text[: cut if cut > limit // 3 else limit].rstrip()
-    return mark_safe(chunk_html(head) + '<p class="muted">…</p>')  # noqa: S308 — chunk_html is sanitised
+    end = cut if cut > limit // 3 else limit
+    found = _first_query_word(text, query)
+    if found is None or found < end:
+        return mark_safe(chunk_html(text[:end].rstrip()) + _ELLIPSIS)  # noqa: S308 — chunk_html is sanitised
+    start = text.rfind("\n", 0, found) + 1
+    header = _table_header(text, start)
+    line_end = text.find("\n", found) if "\n" in text[found:] else len(text)
+    stop = text.rfind("\n", start, start + limit)
+    body = text[start : max(stop, line_end)]
+    more = _ELLIPSIS if start + len(body) < len(text.rstrip()) else ""
+    return mark_safe(_ELLIPSIS + chunk_html(header + body.rstrip()) + more)  # noqa: S308 — chunk_html is sanitised
+
+
+_ELLIPSIS = '<p class="muted">…</p>'
+_QUERY_WORD = re.compile(r"\w{3,}")
+
+
+def _first_query_word(text: str, query: str) -> int | None:
+    """Where the first of ``query``'s words (3+ letters, whole words, any
+    case) occurs in ``text``."""
+    words = {w.casefold() for w in _QUERY_WORD.findall(query)}
+    positions = [m.start() for m in _QUERY_WORD.finditer(text) if m.group().casefold() in words]
+    return min(positions) if positions else None
+
+
+def _table_header(text: str, start: int) -> str:
+    """The header and delimiter lines of the pipe table whose row starts at
+    ``start``, when it does: a row without them renders as plain text."""
+    if not text[start:].lstrip().startswith("|"):
+        return ""
+    lines = text[:start].splitlines(keepends=True)
+    at = len(lines)
+    while at and lines[at - 1].lstrip().startswith("|"):
+        at -= 1
+    table = lines[at:]
+    return "".join(table[:2]) if len(table) >= 2 and set(table[1].strip()) <= set("|-: ") else ""
 
 
 def _mark(rendered: str) -> str:

@@ -671,7 +671,7 @@ def search_page(request: HtmxHttpRequest) -> HttpResponse:
                 way=SEARCH_WAYS.get(response.mode, response.mode),
                 took_ms=sum(response.timings_ms.values()),
                 first=first,
-                hits=[(h, snippet_html(h.text), _similarity(h.semantic_score)) for h in shown],
+                hits=[(h, snippet_html(h.text, query=response.query), _similarity(h.semantic_score)) for h in shown],
                 previous=urlencode({**params, "halaman": page_number - 1}) if page_number > 1 else "",
                 next=urlencode({**params, "halaman": page_number + 1})
                 if len(response.results) >= first + SEARCH_PAGE_SIZE and page_number < 100 // SEARCH_PAGE_SIZE

@@ -245,3 +245,25 @@ def test_demo_setup_rechunks_an_archive_of_an_older_chunker(client, make_user, m
     page = client.get(reverse("revision", args=["D09", prices.number])).content.decode()
     soup = BeautifulSoup(page, "html.parser")
     assert soup.find("th", string="Tarif") is not None and "| Penyimpanan tambahan |" not in page
+
+
+def test_a_search_snippet_shows_the_word_it_was_found_for():
+    from review.desk.evidence_html import snippet_html
+
+    prose = "\n".join(f"Paragraf pengantar nomor {i} tentang hal umum yang panjang sekali." for i in range(20))
+    text = prose + "\n\nBatas unggah berkas adalah 25 MB per lampiran.\n\nPenutup."
+    plain = snippet_html(text)
+    assert "25 MB" not in plain  # the start of the chunk, as before, when nothing is asked
+    found = snippet_html(text, query="batas unggah")
+    assert "Batas unggah berkas adalah 25 MB" in found and found.startswith('<p class="muted">…</p>')
+    # A table row keeps its table's header, so it still renders as a table.
+    table = (
+        prose
+        + "\n\n| Paket | Kuota |\n|---|---|\n"
+        + "\n".join(f"| P{i} | {i} GB |" for i in range(30))
+        + "\n| Emas | 500 GB |\n"
+    )
+    row = snippet_html(table, query="emas")
+    assert "<th>Paket</th>" in row and "<td>Emas</td>" in row
+    # A word the chunk does not hold changes nothing.
+    assert snippet_html(text, query="harga") == plain

@@ -378,14 +378,14 @@ class ChunkEmbedding(models.Model):
     space = models.ForeignKey(
         EmbeddingSpace, verbose_name="model pencarian makna", on_delete=models.CASCADE, related_name="embeddings"
     )
-    embedding = VectorField(verbose_name="embedding")
+    embedding = VectorField(verbose_name="vektor makna")
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["space", "chunk"], name="chunk_embedding_unique"),
         ]
-        verbose_name = "embedding potongan"
-        verbose_name_plural = "embedding potongan"
+        verbose_name = "vektor makna potongan"
+        verbose_name_plural = "vektor makna potongan"
 
     def __str__(self) -> str:
         return f"vektor potongan {self.chunk_id} di ruang {self.space_id}"

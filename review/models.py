@@ -176,7 +176,7 @@ class ClaimEvidence(models.Model):
         verbose_name="peringkat", help_text="Urutan bukti ini di antara bukti yang dibaca mesin jawaban"
     )
     semantic_score = models.FloatField(verbose_name="skor semantik", null=True)
-    rrf_score = models.FloatField(verbose_name="skor RRF", null=True)
+    rrf_score = models.FloatField(verbose_name="skor gabungan peringkat", null=True)
     rerank_score = models.FloatField(verbose_name="skor rerank", null=True)
     superseded = models.BooleanField(verbose_name="digantikan", default=False)
     conflict = models.BooleanField(verbose_name="bertentangan", default=False)

@@ -107,3 +107,15 @@ def test_a_refusal_lists_the_closest_passages_to_look_at_not_as_claims(client, a
     closest = page.select_one("details[data-closest]")
     assert closest is not None and closest.has_attr("open"), page.get_text(" ", strip=True)[:2000]
     assert "bukan jawaban" in closest.summary.get_text() and "F60" in closest.get_text()
+
+
+def test_admin_names_are_plain_indonesian():
+    """The admin's permission names and columns say what a thing is, not the
+    technique: no "embedding potongan", no "skor RRF"."""
+    from django.contrib.auth.models import Permission
+
+    from review.models import ClaimEvidence
+
+    names = list(Permission.objects.filter(content_type__model="chunkembedding").values_list("name", flat=True))
+    assert names and all("vektor makna potongan" in n and "embedding" not in n for n in names), names
+    assert ClaimEvidence._meta.get_field("rrf_score").verbose_name == "skor gabungan peringkat"

@@ -65,6 +65,18 @@ def answers_visible_to(reader: Reader) -> QuerySet[Answer]:
     return Answer.objects.filter(own | (Q(question__asked_by__in=colleagues_of(reader)) & ~Exists(hidden)))
 
 
+def categories_visible_to(reader: Reader) -> QuerySet:
+    """The categories of the questions a reader may open, each once, in
+    order: the ask form's suggestions and the history's filter choices."""
+    return (
+        answers_visible_to(reader)
+        .exclude(question__category="")
+        .values_list("question__category", flat=True)
+        .distinct()
+        .order_by("question__category")
+    )
+
+
 def claims_visible_to(reader: Reader) -> QuerySet[Claim]:
     """Claims of visible answers whose own evidence the reader may see."""
     answers = answers_visible_to(reader)

@@ -51,6 +51,7 @@ from review.reviewing import (
     OldSourcesUnconfirmed,
     answers_visible_to,
     can_review,
+    categories_visible_to,
     claim_note_save,
     claim_review,
     claims_visible_to,
@@ -99,7 +100,12 @@ def _require_reviewer(request: HttpRequest) -> None:
 def home(request: HtmxHttpRequest) -> HttpResponse:
     """The ask form, with the reader's recent questions."""
     recent = Question.objects.filter(asked_by=request.user).prefetch_related("answers").order_by("-asked_at")[:8]
-    context = {"recent": recent, "today": timezone.localdate(), "starts": archive_starts(request.user)}
+    context = {
+        "recent": recent,
+        "today": timezone.localdate(),
+        "starts": archive_starts(request.user),
+        "categories": categories_visible_to(request.user),
+    }
     return render(request, "desk/home.html", context)
 
 
@@ -143,6 +149,7 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
             "category": category,
             "today": timezone.localdate(),
             "starts": archive_starts(request.user),
+            "categories": categories_visible_to(request.user),
         },
         status=400,
     )
@@ -536,13 +543,7 @@ def history(request: HtmxHttpRequest) -> HttpResponse:
     answers = with_sources_changed(answers, request.user)
     page = Paginator(answers.order_by("-created_at"), 25).get_page(request.GET.get("halaman"))
     # Filter choices from what the reader may open, never from every question.
-    categories = (
-        answers_visible_to(request.user)
-        .exclude(question__category="")
-        .values_list("question__category", flat=True)
-        .distinct()
-        .order_by("question__category")
-    )
+    categories = categories_visible_to(request.user)
     template = "desk/history.html#results" if request.htmx else "desk/history.html"
     return render(
         request,

@@ -119,3 +119,13 @@ def test_admin_names_are_plain_indonesian():
     names = list(Permission.objects.filter(content_type__model="chunkembedding").values_list("name", flat=True))
     assert names and all("vektor makna potongan" in n and "embedding" not in n for n in names), names
     assert ClaimEvidence._meta.get_field("rrf_score").verbose_name == "skor gabungan peringkat"
+
+
+def test_the_ask_form_suggests_the_categories_the_asker_may_see(client, archive, make_user):
+    editor, other = make_user("editor"), make_user("lain")
+    question_ask(text="Berapa rate limit API v2?", user=editor, category="batas API")
+    question_ask(text="Apa itu FAQ API?", user=other, category="rahasia tim lain")
+    client.force_login(editor)
+    page = BeautifulSoup(client.get(reverse("home")).content, "html.parser")
+    assert page.select_one("#category")["list"] == "categories"
+    assert [o["value"] for o in page.select("datalist#categories option")] == ["batas API"]

@@ -47,7 +47,8 @@ SOURCES = {
     "pydocs": Source(
         "pydocs",
         (PYDOCS / "archive.jsonl", PYDOCS / "questions.jsonl"),
-        "CC0 (python-docs-id, PEP 545 contribution agreement; data/pydocs-id-editor/NOTES.md)",
+        "Python documentation (PSF licence); the translation contributed under CC0 (PEP 545 agreement; "
+        "data/pydocs-id-editor/NOTES.md)",
     ),
     "structure": Source(
         "structure",

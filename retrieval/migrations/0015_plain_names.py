@@ -5,19 +5,18 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('retrieval', '0014_plain_admin_words'),
+        ("retrieval", "0014_plain_admin_words"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='chunkembedding',
-            options={'verbose_name': 'vektor makna potongan', 'verbose_name_plural': 'vektor makna potongan'},
+            name="chunkembedding",
+            options={"verbose_name": "vektor makna potongan", "verbose_name_plural": "vektor makna potongan"},
         ),
         migrations.AlterField(
-            model_name='chunkembedding',
-            name='embedding',
-            field=pgvector.django.vector.VectorField(verbose_name='vektor makna'),
+            model_name="chunkembedding",
+            name="embedding",
+            field=pgvector.django.vector.VectorField(verbose_name="vektor makna"),
         ),
     ]

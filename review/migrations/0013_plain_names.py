@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('review', '0012_plain_admin_words'),
+        ("review", "0012_plain_admin_words"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='claimevidence',
-            name='rrf_score',
-            field=models.FloatField(null=True, verbose_name='skor gabungan peringkat'),
+            model_name="claimevidence",
+            name="rrf_score",
+            field=models.FloatField(null=True, verbose_name="skor gabungan peringkat"),
         ),
     ]

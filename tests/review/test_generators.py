@@ -419,3 +419,39 @@ def test_a_reader_claim_the_scorer_does_not_second_is_no_side_of_a_conflict():
         assert _conflicts(chunks, claims, question, judged)[0] == []
         judged = scored(read, judged_by="reader-v3", prior=seconds)
         assert [c.values for c in _conflicts(chunks, claims, question, judged)[0]] == conflict
+
+
+def test_a_further_claim_is_shown_only_where_its_own_reading_clears_the_claim_bar():
+    """Every claim answers: the first claim is the best reading (the band
+    decides the status); a further claim needs its own unit read at the
+    reader's claim bar (``claim_min`` in its card), not only the support bar."""
+    import numpy as np
+
+    from answering.generators import ReaderGenerator
+    from answering.scorer import Scored, ScoredUnit, hit_units
+    from retrieval.hits import Hit
+
+    def hit(n: int, text: str) -> Hit:
+        return Hit(f"D{n}:r1:p1", f"D{n}", 1, "Panduan", "", text, False, 1, 1, 0.0, None, "documentation", "", "")
+
+    chunks = [
+        hit(1, "Batas unggah berkas adalah 25 MB per lampiran."),
+        hit(2, "Lampiran dapat diunggah dari ponsel."),
+        hit(3, "Berkas di atas batas unggah ditolak dengan pesan galat."),
+    ]
+    probability = {"D1:r1:p1": 0.95, "D2:r1:p1": 0.42, "D3:r1:p1": 0.61}
+
+    def generated(bars: dict) -> list[str]:
+        units = [
+            ScoredUnit(h, u, probability[h.evidence_id], np.array([1.0, 0.0])) for h in chunks for u in hit_units(h)
+        ]
+        units.sort(key=lambda s: -s.probability)
+        scored = Scored(units, 0.95, "berapa", [], bars=bars, judged_by="reader-test")
+        return [
+            c.evidence_ids[0] for c in ReaderGenerator().generate("Berapa batas unggah?", chunks, scored).draft.claims
+        ]
+
+    bars = {"refuse_below": 0.35, "answer_at": 0.9, "support_min": 0.35}
+    assert generated(bars) == ["D1:r1:p1", "D3:r1:p1", "D2:r1:p1"]  # the support bar alone keeps all three
+    assert generated({**bars, "claim_min": 0.5}) == ["D1:r1:p1", "D3:r1:p1"]
+    assert generated({**bars, "claim_min": 0.7}) == ["D1:r1:p1"]

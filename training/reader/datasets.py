@@ -81,6 +81,12 @@ SOURCES = {
 }
 
 
+def card_path(path: Path) -> str:
+    """A source file as a card names it: its path under ``data/`` (two parts
+    of one set hold files of the same name)."""
+    return str(Path(path).relative_to(DATA))
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 

@@ -62,7 +62,7 @@ class Command(BaseCommand):
             ) from None
         from answering.encoder.tokenizer import tokenizer
         from answering.encoder.wheel import wheel
-        from training.reader.datasets import SOURCES, sha256
+        from training.reader.datasets import SOURCES, card_path, sha256
         from training.reader.evaluation import calibrator_fit, squad_reading
         from training.reader.trainer import Recipe, artefact_save, features_of, train
 
@@ -125,7 +125,7 @@ class Command(BaseCommand):
             "sources": {
                 n: {
                     "licence": SOURCES[n].licence,
-                    "files": {str(f.name): sha256(f) for f in SOURCES[n].files},
+                    "files": {card_path(f): sha256(f) for f in SOURCES[n].files},
                     **counts.get(n, {}),
                 }
                 for n in names

@@ -430,7 +430,7 @@ NALARKU_PROGRESS_POLL_MS = int(os.environ.get("NALARKU_PROGRESS_POLL_MS", "250")
 # answers with it; without its artefact the answer falls back to the
 # scorer's (answerer-v6) with degraded "reader_unavailable".
 NALARKU_READER = {
-    "artefact": os.environ.get("NALARKU_READER_ARTEFACT", str(BASE_DIR / "answering" / "artefact" / "reader-v3")),
+    "artefact": os.environ.get("NALARKU_READER_ARTEFACT", str(BASE_DIR / "answering" / "artefact" / "reader-v4")),
     # ONNX Runtime threads per process (0: as many as cores).
     "threads": int(os.environ.get("NALARKU_READER_THREADS", "0")),
     # int8 matrix products (ONNX Runtime's dynamic quantisation), measured in bench/answer_latency.py.

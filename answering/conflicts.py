@@ -761,20 +761,26 @@ def _written(text: str, unit: str) -> str:
 
 
 def in_force_first(claims: list[Claim], conflicts: list[Conflict]) -> list[Claim]:
-    """The claims with the side in force first, in agreement with the
-    conflict box: a conflict's sides are ordered newest first (the more
-    authoritative first between sides of one date), so where the first
-    claim takes a side of a conflict that is not its first, the first claim
-    citing that conflict's first side leads instead. The claims are
-    otherwise kept in their order; their flags and the status are unchanged."""
+    """The claims with the side in force first, as the conflict box weighs
+    it: the more authoritative side where the conflict names one (official
+    documentation over an article quoting an old status), else the newer
+    side (its sides are ordered newest first). Where the first claim takes
+    another side of that conflict, the first claim citing the side in force
+    leads instead. The claims keep their order otherwise; their flags and
+    the status are unchanged."""
     if not claims:
         return claims
     lead = set(claims[0].evidence_ids)
     for conflict in conflicts:
         sides = conflict.sides or [[e] for e in conflict.evidence_ids]
-        if len(sides) < 2 or lead & set(sides[0]) or not lead & {e for side in sides[1:] for e in side}:
+        if len(sides) < 2:
             continue
-        at = next((i for i, c in enumerate(claims) if set(c.evidence_ids) & set(sides[0])), None)
+        at_force = conflict.authoritative if conflict.authoritative is not None else (conflict.newer or 0)
+        in_force = set(sides[at_force])
+        others = {e for i, side in enumerate(sides) if i != at_force for e in side}
+        if lead & in_force or not lead & others:
+            continue
+        at = next((i for i, c in enumerate(claims) if set(c.evidence_ids) & in_force), None)
         if at is not None:
             return [claims[at], *claims[:at], *claims[at + 1 :]]
     return claims

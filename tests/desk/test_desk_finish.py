@@ -42,7 +42,14 @@ def archive(make_revision):
 def test_the_engines_confidence_is_not_named_after_the_read_only_role(archive, make_user):
     editor = make_user("editor")
     # Evidence near the question that does not quite answer it: the engine says how sure it is.
-    contract = question_ask(text="Apa yang terjadi jika melewati rate limit?", user=editor).contract
+    # (reader-v3 reads this one as "needs review"; the words are every reader's.)
+    from answering.generators import generator_from_config
+
+    contract = question_ask(
+        text="Apa yang terjadi jika melewati rate limit?",
+        user=editor,
+        generator=generator_from_config("reader@reader-v3"),
+    ).contract
     said = " ".join(contract.missing)
     assert "keyakinan mesin jawaban" in said and "pembaca" not in said, contract.missing
 

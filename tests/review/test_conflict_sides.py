@@ -526,3 +526,7 @@ def test_the_first_claim_is_the_side_in_force():
     assert in_force_first([new, old], [conflict]) == [new, old]
     assert in_force_first([other, old, new], [conflict]) == [other, old, new]
     assert in_force_first([old, other], []) == [old, other]
+    # Where the conflict names a more authoritative side, that side is in force,
+    # though the other is newer (an article quoting an old status).
+    weighed = conflict.model_copy(update={"sides": [["D03:r1:p2"], ["D03:r2:p2"]], "newer": 0, "authoritative": 1})
+    assert in_force_first([old, other, new], [weighed]) == [new, old, other]

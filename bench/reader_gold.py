@@ -17,7 +17,7 @@ Per category and overall, with each artefact's figures as a ratio of the
 first one's. The archive must be ingested in the data dir first (README,
 "Evaluation"):
 
-    uv run python bench/reader_gold.py --readers reader-v3,var/reader-new   # beside a newly trained one
+    uv run python bench/reader_gold.py --readers reader-v4,var/reader-new   # beside a newly trained one
     uv run python bench/reader_gold.py --file data/k8s-id-editor/train.jsonl
 
 Never choose what to train on from dev figures: they are read here to
@@ -47,10 +47,15 @@ DEFAULT_FILE = ROOT.parent / "shared" / "datasets" / "k8s-id-editor" / "dev.json
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--file", type=Path, default=DEFAULT_FILE, help="questions (k8s-id-editor's JSONL form)")
-    parser.add_argument("--readers", default="reader-v3", help="artefacts, comma-separated; the first is the base")
+    parser.add_argument(
+        "--readers", default="", help="artefacts, comma-separated; the first is the base (default: the one in use)"
+    )
     parser.add_argument("--limit", type=int, default=0, help="only the first N answerable questions")
     args = parser.parse_args()
     django.setup()
+    from django.conf import settings
+
+    args.readers = args.readers or Path(settings.NALARKU_READER["artefact"]).name
     from answering.answer_keys import answer_in_claims
     from answering.generators import reader_path
     from answering.reader.model import reader_load

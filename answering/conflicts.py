@@ -32,12 +32,12 @@ from collections import Counter
 from itertools import combinations
 from typing import NamedTuple
 
+from answering.answerer import Scored, hit_units
 from answering.availability import STATUS_LABELS, STATUS_STAGES, availability
 from answering.contract import Claim, Conflict
 from answering.facts import fact_present, facts
 from answering.quantities import asks_for_quantity, mentions, same_attribute
 from answering.question_form import frame_free
-from answering.scorer import Scored, hit_units
 from answering.sentences import plain, without_instructions
 from retrieval import source_types
 from retrieval.hits import Hit

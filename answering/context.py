@@ -117,9 +117,9 @@ def _attr(value: object) -> str:
 def context_render(chunks: list[Hit]) -> str:
     """Evidence blocks for a prompt: each chunk's answer units, one per line
     with its id (``D12:r3:p4#2``, the chunk's evidence id and the unit's
-    number), the same units the extractive engine scores. The text inside
+    number), the same units the answerer engine scores. The text inside
     is data: any tag that could close the block early is defused."""
-    from answering.scorer import hit_units
+    from answering.answerer import hit_units
 
     blocks = []
     for hit in chunks:

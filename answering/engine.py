@@ -20,6 +20,7 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 
+from answering.answerer import ArtefactError, Scored, artefact, evidence_score
 from answering.availability import asks_availability
 from answering.conflicts import (
     claims_disagree,
@@ -34,7 +35,7 @@ from answering.context import ContextPolicy, context_select
 from answering.contract import Claim, Conflict, Draft, Evidence
 from answering.facts import identifiers
 from answering.generators import (
-    ExtractiveGenerator,
+    AnswererGenerator,
     Generation,
     Generator,
     GeneratorUnavailable,
@@ -43,7 +44,6 @@ from answering.generators import (
     missing_phrases,
 )
 from answering.question_form import asks_about_present
-from answering.scorer import ArtefactError, Scored, artefact, evidence_score
 from answering.validation import draft_validate
 from retrieval.hits import Hit, SearchResponse
 from retrieval.http import ServiceError
@@ -56,7 +56,7 @@ from review.models import AnswerStatus
 logger = logging.getLogger(__name__)
 
 # The generators whose claims are the evidence's own units, in claim order.
-QUOTING = {"extractive", "reader"}
+QUOTING = {"answerer", "reader"}
 # Flags that leave a claim for an editor to judge.
 DOUBTFUL = {"evidence_removed", "unsupported_fact", "weak_support", "conflict", "superseded_evidence"}
 
@@ -201,14 +201,14 @@ def answer_draft(
 def _score(
     response: SearchResponse, chunks: list[Hit], collection: str, degraded: list[str], *, as_of: bool = False
 ) -> Scored | None:
-    """The evidence's units scored, or None (and ``scorer_unavailable``) when
+    """The evidence's units scored, or None (and ``answerer_unavailable``) when
     the artefact or the embeddings cannot be had: the answer then comes from
     the sentence generator, which needs neither the artefact nor a model."""
     try:
         return evidence_score(response.query, chunks, vector=response.vector, collection=collection, as_of=as_of)
     except (ArtefactError, ServiceError) as exc:
         logger.warning("answer scorer unavailable: %s", exc)
-        degraded.append("scorer_unavailable")
+        degraded.append("answerer_unavailable")
         return None
 
 
@@ -238,9 +238,9 @@ def _generate(
     try:
         return generator.generate(question, chunks, scored)
     except (GeneratorUnavailable, ServiceError) as exc:
-        logger.warning("generator unavailable, extractive fallback: %s", exc)
+        logger.warning("generator unavailable, answerer fallback: %s", exc)
         degraded.append("generator_unavailable")
-        return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE).generate(question, chunks, scored)
+        return AnswererGenerator(**settings.NALARKU_CLAIMS).generate(question, chunks, scored)
 
 
 def _conflicts(

@@ -1,10 +1,13 @@
 """Answer generators: they turn the question and the selected evidence into a
 ``Draft`` (claims citing evidence ids). Chosen by ``NALARKU_GENERATOR``:
 
-- ``extractive`` (default; deterministic, offline): claims are the evidence
-  units the trained scorer (``scorer.py``) finds most likely to answer the
-  question, one claim per fact citing every source that states it; the
-  status is the scorer's calibrated band;
+- ``reader`` (default; deterministic, offline): the fine-tuned reader
+  (``answering/reader``) reads each unit against the question; claims are
+  drawn from its readings as the answerer's are, and the status is its band;
+- ``answerer``: claims are the evidence units the feature-trained answerer
+  (``answerer.py``) finds most likely to answer the question, one claim per
+  fact citing every source that states it; the status is its calibrated
+  band. It is also the reader's fallback;
 - ``ollama`` / ``openai``: a chat model constrained to the draft's JSON Schema
   (``retrieval.llm``), given the same units with their ids. Invalid JSON gets
   one repair attempt, then the draft is ``needs_review`` and the raw output
@@ -28,11 +31,11 @@ import numpy as np
 from django.conf import settings
 from pydantic import ValidationError
 
+from answering.answerer import ANSWERED, ARTEFACT_DIR, INSUFFICIENT, Scored, ScoredUnit, question_kind_label
 from answering.context import context_render
 from answering.contract import Claim, ClaimDraft, Draft, draft_schema
 from answering.facts import fact_present, facts, has_number
 from answering.quantities import asks_for_quantity
-from answering.scorer import ANSWERED, ARTEFACT_DIR, INSUFFICIENT, Scored, ScoredUnit, question_kind_label
 from answering.sentences import sentences
 from retrieval.embeddings import EmbeddingProvider, embed_passages_cached, provider_from_config
 from retrieval.hits import Hit
@@ -62,7 +65,7 @@ class Generator(Protocol):
 
 class GeneratorUnavailable(ServiceError):
     """The model server could not be reached or failed; the pipeline falls
-    back to the extractive generator and says so."""
+    back to the answerer generator and says so."""
 
 
 def missing_for(question: str) -> str:
@@ -94,7 +97,7 @@ def candidates_score(
 ) -> list[Candidate]:
     """Every sentence of ``chunks`` that covers enough of the question (or
     holds an identifier from it), with its similarity. Shared by the
-    extractive generator and its calibration (bench/calibrate_answers.py)."""
+    answerer generator and its calibration (bench/calibrate_answers.py)."""
     pairs = [(hit, sentence) for hit in chunks for sentence in sentences(hit.text)]
     if not pairs:
         return []
@@ -126,7 +129,7 @@ def candidates_score(
 
 
 @dataclass
-class ExtractiveGenerator:
+class AnswererGenerator:
     """Claims from the scorer: units in claim order (probability with
     ``meaning_weight`` × meaning, ``Scored.claim_order``), the first always,
     a further one when at least ``claim_ratio`` × the best probability and
@@ -144,7 +147,7 @@ class ExtractiveGenerator:
     # How much a unit's meaning (e5 cosine to the question) weighs beside its
     # probability in the order claims are drawn (see Scored.claim_order).
     meaning_weight: float = 0.0
-    name: str = "extractive"
+    name: str = "answerer"
     judge: str = "mesin penilai"  # who judged the evidence, as the editor reads it in ``missing``
 
     def generate(self, question: str, chunks: list[Hit], scored: Scored) -> Generation:
@@ -243,7 +246,7 @@ class CosineGenerator:
 
 @dataclass
 class SentenceGenerator:
-    """Baseline, the extractive generator before the scorer: picks, per
+    """Baseline, the answerer generator before the scorer: picks, per
     chunk, the sentence closest in meaning to the question that covers its
     distinctive terms (IDF-weighted), with thresholds hand-calibrated on the
     demo evaluation set (bench/calibrate_answers.py)."""
@@ -372,8 +375,8 @@ def _parse(raw: str) -> tuple[Draft | None, str]:
 
 
 @dataclass
-class ReaderGenerator(ExtractiveGenerator):
-    """Claims drawn as the extractive generator draws them, from units the
+class ReaderGenerator(AnswererGenerator):
+    """Claims drawn as the answerer generator draws them, from units the
     reader has scored (``reader/scoring.py``: the unit holding a chunk's
     best span carries that span's probability), in the reader's order
     (no meaning weight: the reader already read the meaning)."""
@@ -387,7 +390,7 @@ class ReaderGenerator(ExtractiveGenerator):
 
     def generate(self, question: str, chunks: list[Hit], scored: Scored) -> Generation:
         if not scored.judged_by:  # the reader could not read: the scorer's answer, as the scorer draws it
-            return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE).generate(question, chunks, scored)
+            return AnswererGenerator(**settings.NALARKU_CLAIMS).generate(question, chunks, scored)
         return super().generate(question, chunks, scored)
 
     def reader(self):
@@ -409,13 +412,13 @@ def generator_from_config(kind: str | None = None) -> Generator:
     products, whatever the settings say, to measure it beside fp32 in one
     run. The LLM ones use ``settings.NALARKU_LLM`` for the server."""
     kind = settings.NALARKU_GENERATOR if kind is None else kind
-    if kind in ("", "extractive"):
-        return ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE)
+    if kind in ("", "answerer"):
+        return AnswererGenerator(**settings.NALARKU_CLAIMS)
     head, _, artefact = kind.partition("@")
     if head in READER_NAMES:
-        extractive = {**settings.NALARKU_EXTRACTIVE, "meaning_weight": 0.0}
+        claims = {**settings.NALARKU_CLAIMS, "meaning_weight": 0.0}
         int8 = True if head == "reader+int8" else None
-        return ReaderGenerator(**extractive, artefact=reader_path(artefact), int8=int8)
+        return ReaderGenerator(**claims, artefact=reader_path(artefact), int8=int8)
     if kind == "sentence":
         return SentenceGenerator(**settings.NALARKU_SENTENCE)
     if kind == "cosine":

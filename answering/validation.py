@@ -8,7 +8,7 @@
 - The claim must be close in meaning to the cited text and share its terms,
   and the unit it restates must be one the answer scorer finds likely to
   answer the question (``weak_support``): a model's draft passes the same
-  bar as the extractive one.
+  bar as the answerer's.
 - Cited text addressed to a model ("abaikan instruksi sebelumnya …") is no
   support: a claim whose facts or terms are found only there repeats a
   planted instruction. It is dropped, and the answer says so
@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 from django.conf import settings
 
+from answering.answerer import Scored, hit_units
 from answering.contract import Claim, Draft
 from answering.facts import fact_present, facts
-from answering.scorer import Scored, hit_units
 from answering.sentences import sentences, without_instructions
 from retrieval.embeddings import EmbeddingProvider, embed_passages_cached, provider_from_config
 from retrieval.hits import Hit

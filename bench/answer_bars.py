@@ -1,5 +1,5 @@
 """Where should the answer engine's bars sit — the refusal bar of the status
-band and the extractive generator's claim bar? Measured on a validation
+band and the answerer generator's claim bar? Measured on a validation
 set, every setting side by side from one scoring pass.
 
     uv run python bench/answer_bars.py --set idk-valid
@@ -42,10 +42,10 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from answering.answer_keys import answer_in_claims  # noqa: E402
+from answering.answerer import INSUFFICIENT, evidence_score, thresholds  # noqa: E402
 from answering.context import context_select  # noqa: E402
-from answering.generators import ExtractiveGenerator  # noqa: E402
+from answering.generators import AnswererGenerator  # noqa: E402
 from answering.question_form import asks_about_present  # noqa: E402
-from answering.scorer import INSUFFICIENT, evidence_score, thresholds  # noqa: E402
 from retrieval.in_force import hits_as_of  # noqa: E402
 from retrieval.search import search  # noqa: E402
 from review.models import EvalSet  # noqa: E402
@@ -84,7 +84,7 @@ def main() -> None:
         )
         scored_cases.append((case, chunks, scored))
 
-    base = ExtractiveGenerator(**settings.NALARKU_EXTRACTIVE)
+    base = AnswererGenerator(**settings.NALARKU_CLAIMS)
     today = thresholds()["refuse_below"]
     print(
         f"\n{args.set}: {len(cases)} cases; today: refuse_below {today:.3f}, max_claims {base.max_claims}, "

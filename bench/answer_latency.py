@@ -2,18 +2,18 @@
 
     uv run python bench/answer_latency.py [--set demo] [--rounds 2] [--artefacts answerer-v6,...]
     uv run python bench/answer_latency.py --meaning-weights 0,20
-    uv run python bench/answer_latency.py --generators extractive@answerer-v6,reader,reader+int8
+    uv run python bench/answer_latency.py --generators answerer@answerer-v6,reader,reader+int8
 
 Asks every case of the evaluation set as its user with the default
-(extractive, scored) generator; the first round fills the embedding cache
+(answerer, scored) generator; the first round fills the embedding cache
 of the answer units, later rounds are warm and are the ones reported. Prints
 p50/p95 per stage: query embedding and SQL (retrieval), then context, unit
 scoring, claims and validation (the answer stage), and the whole ask. With
 ``--artefacts``, each case is asked with every artefact in turn (the order
 turning case by case, so neither always runs second on warm pages), and the
 stages are printed side by side with the ratio of each to the first;
-``--meaning-weights`` does the same for the extractive generator's claim
-order (``NALARKU_EXTRACTIVE["meaning_weight"]``) with the configured artefact,
+``--meaning-weights`` does the same for the answerer generator's claim
+order (``NALARKU_CLAIMS["meaning_weight"]``) with the configured artefact,
 and ``--generators`` for answer generators as ``eval_answers`` names them
 (``reader+int8``: the reader with int8 matrix products).
 Uses the demo's data directory (var/; ``make demo`` or ``make report`` fills it).
@@ -43,7 +43,7 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import transaction  # noqa: E402
 from django.test import override_settings  # noqa: E402
 
-from answering.scorer import artefact_used  # noqa: E402
+from answering.answerer import artefact_used  # noqa: E402
 from review.asking import question_ask  # noqa: E402
 from review.models import EvalSet  # noqa: E402
 
@@ -59,7 +59,7 @@ def percentile(values: list[float], q: float) -> float:
 @contextmanager
 def variant(name: str):  # noqa: ANN201
     """Ask as ``name`` says: "weight 20" (the claim order's meaning weight),
-    a generator ("reader", "reader+int8", "extractive@answerer-v6"), an
+    a generator ("reader", "reader+int8", "answerer@answerer-v6"), an
     artefact's name, or "" (the configuration)."""
     kind, _, artefact = name.partition("@")
     if kind.startswith("reader"):
@@ -67,8 +67,8 @@ def variant(name: str):  # noqa: ANN201
         generator = "reader" + (f"@{artefact}" if artefact else "")
         with override_settings(NALARKU_GENERATOR=generator, NALARKU_READER=reader):
             yield
-    elif kind == "extractive":
-        with override_settings(NALARKU_GENERATOR="extractive"), artefact_used(artefact) if artefact else nullcontext():
+    elif kind == "answerer":
+        with override_settings(NALARKU_GENERATOR="answerer"), artefact_used(artefact) if artefact else nullcontext():
             yield
     else:
         with _setting(name):
@@ -78,7 +78,7 @@ def variant(name: str):  # noqa: ANN201
 def _setting(name: str):  # noqa: ANN202 - a context manager
     if name.startswith("weight "):
         weight = float(name.removeprefix("weight "))
-        return override_settings(NALARKU_EXTRACTIVE={**settings.NALARKU_EXTRACTIVE, "meaning_weight": weight})
+        return override_settings(NALARKU_CLAIMS={**settings.NALARKU_CLAIMS, "meaning_weight": weight})
     return artefact_used(name) if name else nullcontext()
 
 
@@ -94,7 +94,7 @@ def main() -> None:
         "--meaning-weights", default="", help="claim-order meaning weights to compare, comma-separated (e.g. 0,20)"
     )
     parser.add_argument(
-        "--generators", default="", help="generators to compare, comma-separated (e.g. extractive@answerer-v6,reader)"
+        "--generators", default="", help="generators to compare, comma-separated (e.g. answerer@answerer-v6,reader)"
     )
     args = parser.parse_args()
     eval_set = EvalSet.objects.filter(name=args.set).first()

@@ -1,7 +1,7 @@
 """Where does an answerable question lose its answer?
 
 Asks every case of an evaluation set through the pipeline (as its user,
-rolled back, as ``eval_answers`` does) with the extractive generator and one
+rolled back, as ``eval_answers`` does) with the answerer generator and one
 scorer artefact, and sorts each answerable case by where the answer key
 went:
 
@@ -52,16 +52,16 @@ def main() -> None:
     from django.db import transaction
 
     from answering import generators
-    from answering.scorer import artefact, artefact_used, thresholds
+    from answering.answerer import artefact, artefact_used, thresholds
     from review.asking import question_ask
     from review.models import EvalSet
 
     eval_set = EvalSet.objects.get(name=args.set_name)
     users = {u.username: u for u in get_user_model().objects.all()}
-    generator = generators.generator_from_config("extractive")
+    generator = generators.generator_from_config("answerer")
     seen: dict = {}
 
-    class Watching(generators.ExtractiveGenerator):
+    class Watching(generators.AnswererGenerator):
         def generate(self, question, chunks, scored):  # noqa: ANN001, ANN202
             seen["scored"] = scored
             return super().generate(question, chunks, scored)

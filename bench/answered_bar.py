@@ -17,7 +17,7 @@ all cases) and ``answered`` for unanswerable cases. The proposed bar is the
 lowest at which confidently wrong is at most ``--max-wrong`` on every
 tuning set (``--tune``; the others are only reported).
 
-    uv run python bench/answered_bar.py --mode extractive@answerer-v6 \\
+    uv run python bench/answered_bar.py --mode answerer@answerer-v6 \\
         --tune editor-dev,idk-valid --report demo
 
 Uses the demo's data directory, where the runs are stored (the newest run
@@ -42,9 +42,7 @@ os.environ.setdefault("NALARKU_LOG_LEVEL", "WARNING")
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--mode", default="extractive", help="the generator column of the runs (extractive@answerer-vN)"
-    )
+    parser.add_argument("--mode", default="answerer", help="the generator column of the runs (answerer@answerer-vN)")
     parser.add_argument("--tune", default="editor-dev,idk-valid", help="sets the bar is chosen on, comma-separated")
     parser.add_argument("--report", default="demo", help="sets only reported, comma-separated")
     parser.add_argument("--max-wrong", type=float, default=0.05, help="confidently wrong allowed on each tuning set")
@@ -120,7 +118,7 @@ def replay(rows: list[dict], bar: float) -> dict[str, float]:
 
 
 def _artefact_bar(mode: str) -> float:
-    from answering.scorer import artefact_used, thresholds
+    from answering.answerer import artefact_used, thresholds
 
     _, _, name = mode.partition("@")
     if not name:

@@ -60,7 +60,7 @@ def main() -> None:
     )
     parser.add_argument("--write", action="store_true", help="write the proposed bars into the artefact's card")
     parser.add_argument("--combine", action="store_true", help="combine the reader's probability with the scorer's")
-    parser.add_argument("--scorer-mode", default="extractive@answerer-v6", help="the scorer's column in the runs")
+    parser.add_argument("--scorer-mode", default="answerer@answerer-v6", help="the scorer's column in the runs")
     args = parser.parse_args()
     django.setup()
     from django.conf import settings

@@ -28,7 +28,7 @@ django.setup()
 from pathlib import Path
 from django.conf import settings
 from retrieval.embeddings import provider_from_config
-from answering.scorer import artefact
+from answering.answerer import artefact
 provider_from_config().embed_query("Berapa lama garansi perangkat ini?")
 artefact()
 if {with_reader}:

@@ -22,8 +22,8 @@ each set weighing the same), among bars that keep ``answered`` without the
 answer at most ``--max-wrong`` on each; the other sets are only reported.
 
     NALARKU_ANSWER_REFUSE_BELOW=0.2 uv run python manage.py eval_answers --set editor-dev \\
-        --generators extractive@answerer-v6 --label refuse-0.20      # and idk-valid, demo
-    uv run python bench/refuse_bar.py --mode extractive@answerer-v6 --label refuse-0.20
+        --generators answerer@answerer-v6 --label refuse-0.20      # and idk-valid, demo
+    uv run python bench/refuse_bar.py --mode answerer@answerer-v6 --label refuse-0.20
 
 Uses the demo's data directory, where the runs are stored.
 """
@@ -51,9 +51,7 @@ REFUSED = "insufficient_evidence"
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--mode", default="extractive", help="the generator column of the runs (extractive@answerer-vN)"
-    )
+    parser.add_argument("--mode", default="answerer", help="the generator column of the runs (answerer@answerer-vN)")
     parser.add_argument("--label", default="", help="only runs with this label (eval_answers --label)")
     parser.add_argument("--tune", default="editor-dev,idk-valid", help="sets the bar is chosen on, comma-separated")
     parser.add_argument("--report", default="demo", help="sets only reported, comma-separated")

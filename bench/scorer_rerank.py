@@ -35,9 +35,9 @@ django.setup()
 import ir_measures  # noqa: E402
 from ir_measures import R, Success, nDCG  # noqa: E402
 
+from answering.answerer import evidence_score  # noqa: E402
 from answering.generators import generator_from_config  # noqa: E402
 from answering.reader.windows import passage_of  # noqa: E402
-from answering.scorer import evidence_score  # noqa: E402
 from retrieval.search import search  # noqa: E402
 from review.evaluation.sets import Case, cases_from_beir, cases_from_set  # noqa: E402
 from review.models import EvalSet  # noqa: E402

@@ -162,7 +162,7 @@ def main() -> None:
                 offset = (n * (args.warm + 1)) % max(len(questions) - args.warm - 1, 1)
                 results.append(one_round(endpoint, warm, token, questions[offset:], args.warm))
             rows[(endpoint, "warm start" if warm else "cold (NALARKU_WARM_START=0)")] = results
-    print(f"\n{args.rounds} starts per row, 1 gunicorn worker, demo archive (search k=10; ask: extractive)")
+    print(f"\n{args.rounds} starts per row, 1 gunicorn worker, demo archive (search k=10; ask: answerer)")
     print(f"{'endpoint':<11} {'mode':<30} {'ready s':>8} {'first ms':>9} {'warm p50 ms':>12} {'first / warm':>13}")
     for (endpoint, name), results in rows.items():
         ready, first, warm_p50 = (statistics.median(r[i] for r in results) for i in range(3))

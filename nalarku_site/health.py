@@ -44,8 +44,8 @@ def _redis() -> None:
         client.close()
 
 
-def _answer_scorer() -> None:
-    from answering.scorer import artefact
+def _answerer() -> None:
+    from answering.answerer import artefact
 
     artefact()
 
@@ -68,7 +68,7 @@ def _reader() -> None:
     generator_from_config().reader()
 
 
-BASE_CHECKS: dict[str, Callable[[], None]] = {"database": _database, "redis": _redis, "answer_scorer": _answer_scorer}
+BASE_CHECKS: dict[str, Callable[[], None]] = {"database": _database, "redis": _redis, "answerer": _answerer}
 READER_CHECKS: dict[str, Callable[[], None]] = {"encoder_weights": _encoder_weights, "reader": _reader}
 
 

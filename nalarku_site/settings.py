@@ -374,7 +374,7 @@ NALARKU_GRAPH = {
 NALARKU_LLM = model_server("NALARKU_LLM", timeout=60)
 
 
-# Answers: the generator ("extractive" offline, or "ollama"/"openai" through
+# Answers: the generator ("answerer" offline, or "ollama"/"openai" through
 # NALARKU_LLM) and the calibrated bars (docs/evaluation.md).
 def _optional_float(name: str) -> float | None:
     value = os.environ.get(name, "").strip()
@@ -386,6 +386,19 @@ def _optional_float(name: str) -> float | None:
 # bench/search_floor.py on the demo archive).
 NALARKU_SEARCH_FLOOR = float(os.environ.get("NALARKU_SEARCH_FLOOR", "0.84"))
 NALARKU_GENERATOR = os.environ.get("NALARKU_GENERATOR", "reader")
+# The feature-trained answer model has one name, "answerer" (its artefact,
+# command and engine); the names it had before 2026-12-07 are refused with the
+# new one rather than read as an unknown chat provider or silently ignored.
+_RENAMED = {f"NALARKU_EXTRACTIVE_{old}": f"NALARKU_CLAIMS_{new}" for old, new in (
+    ("MAX_CLAIMS", "MAX"), ("CLAIM_RATIO", "RATIO"), ("CLAIM_FLOOR", "FLOOR"),
+    ("SAME_FACT", "SAME_FACT"), ("MEANING_WEIGHT", "MEANING_WEIGHT"),
+)}  # fmt: skip
+if _old := sorted(name for name in _RENAMED if name in os.environ):
+    raise ImproperlyConfigured(
+        "Variabel lingkungan berganti nama: " + ", ".join(f"{name} kini {_RENAMED[name]}" for name in _old)
+    )
+if NALARKU_GENERATOR.partition("@")[0] == "extractive":
+    raise ImproperlyConfigured("NALARKU_GENERATOR=extractive kini bernama 'answerer'")
 NALARKU_ANSWER_SEARCH_K = int(os.environ.get("NALARKU_ANSWER_SEARCH_K", "12"))
 NALARKU_CONTEXT = {
     "budget_tokens": int(os.environ.get("NALARKU_CONTEXT_BUDGET", "1800")),
@@ -406,20 +419,20 @@ NALARKU_ANSWERER = {
     "answer_at": _optional_float("NALARKU_ANSWER_ANSWER_AT"),
     "support_min": _optional_float("NALARKU_ANSWER_SUPPORT_MIN"),
 }
-NALARKU_EXTRACTIVE = {
-    "max_claims": int(os.environ.get("NALARKU_EXTRACTIVE_MAX_CLAIMS", "3")),
+NALARKU_CLAIMS = {
+    "max_claims": int(os.environ.get("NALARKU_CLAIMS_MAX", "3")),
     # The best unit makes the first claim (the band decides the status); a
     # further claim needs 0.15 × the best unit's probability and the support
-    # bar (the artefact's support_min unless NALARKU_EXTRACTIVE_CLAIM_FLOOR
+    # bar (the artefact's support_min unless NALARKU_CLAIMS_FLOOR
     # is set): nothing below it is shown as a claim (issue 20).
-    "claim_ratio": float(os.environ.get("NALARKU_EXTRACTIVE_CLAIM_RATIO", "0.15")),
-    "claim_floor": _optional_float("NALARKU_EXTRACTIVE_CLAIM_FLOOR"),
-    "same_fact": float(os.environ.get("NALARKU_EXTRACTIVE_SAME_FACT", "0.8")),
+    "claim_ratio": float(os.environ.get("NALARKU_CLAIMS_RATIO", "0.15")),
+    "claim_floor": _optional_float("NALARKU_CLAIMS_FLOOR"),
+    "same_fact": float(os.environ.get("NALARKU_CLAIMS_SAME_FACT", "0.8")),
     # Claims are drawn in the order of the unit's log-odds plus this weight ×
     # its e5 cosine to the question (0: probability alone). 20 was chosen by
     # bench/claim_order.py on IDK-MRC valid and the editor-style dev set
     # together (first unit holds the answer: 0.803 -> 0.776 and 0.563 -> 0.690).
-    "meaning_weight": float(os.environ.get("NALARKU_EXTRACTIVE_MEANING_WEIGHT", "20")),
+    "meaning_weight": float(os.environ.get("NALARKU_CLAIMS_MEANING_WEIGHT", "20")),
 }
 # How often the question's page asks whether its answer is ready (ms): the
 # wait it adds after the answer exists is half of it on average

@@ -24,12 +24,12 @@ def warm_up() -> dict[str, float]:
     left to load on first use, as without warming."""
     from django.conf import settings
 
+    from answering.answerer import artefact
     from answering.generators import generator_from_config
-    from answering.scorer import artefact
     from retrieval.embeddings import provider_from_config
 
     took: dict[str, float] = {}
-    parts = [("embedding", lambda: provider_from_config().embed_query("pemanasan model")), ("answer_scorer", artefact)]
+    parts = [("embedding", lambda: provider_from_config().embed_query("pemanasan model")), ("answerer", artefact)]
     if settings.NALARKU_GENERATOR.partition("@")[0] == "reader":  # else its first answer pays for loading it
         parts.append(("reader", lambda: generator_from_config().reader()))
     for name, load in parts:

@@ -53,6 +53,7 @@ import numpy as np
 from django.conf import settings
 
 from answering.answer_keys import normalise_answer
+from answering.answerer import calibrated_probability, log_odds
 from answering.features import (
     CONTEXT_NAMES,
     FEATURES_VERSION,
@@ -65,7 +66,6 @@ from answering.features import (
     rarity_table,
     unit_features,
 )
-from answering.scorer import calibrated_probability, log_odds
 from answering.units import UNITS_VERSION
 from retrieval.beir import squad_passages, squad_read
 from retrieval.embeddings import provider_from_config
@@ -232,9 +232,9 @@ def _item(
 ) -> Item:
     """One question searched as ``user`` would, its context selected and its
     units prepared by the pipeline's own code; ``holds(hit, unit)`` labels a unit."""
+    from answering.answerer import evidence_prepare
     from answering.context import context_select
     from answering.question_form import asks_about_present
-    from answering.scorer import evidence_prepare
     from retrieval.in_force import hits_as_of
     from retrieval.search import search
 

@@ -1,6 +1,6 @@
 """The evidence judged by the reader.
 
-The scorer (``scorer.py``) has already cut every context chunk into units
+The scorer (``answerer.py``) has already cut every context chunk into units
 and scored them from features; the reader reads the question with each
 chunk (breadcrumb and text, as it was trained) and finds in each its best
 span and how far that span stands above "no answer". The units are then
@@ -28,10 +28,10 @@ from dataclasses import replace
 
 from django.conf import settings
 
+from answering.answerer import Scored, ScoredUnit
 from answering.facts import fact_present, identifiers
 from answering.reader.model import Reader, Reading
 from answering.reader.windows import passage_of
-from answering.scorer import Scored, ScoredUnit
 from retrieval.hits import Hit
 
 # A unit beside the best span of its chunk keeps this share of its probability:

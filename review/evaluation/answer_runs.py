@@ -22,7 +22,7 @@ from review.models import AnswerStatus, EvalCase, EvalResult, EvalRun, EvalSet
 
 # --- answers ---------------------------------------------------------------------------
 
-ANSWER_GENERATORS = ("sentence", "cosine", "extractive")
+ANSWER_GENERATORS = ("sentence", "cosine", "answerer")
 
 
 def answers_evaluate(
@@ -39,8 +39,8 @@ def answers_evaluate(
     claims, refusals where there is no answer, ``answered`` without the
     answer, conflicts found, citations valid, claims supported. Answers are
     rolled back so evaluation never fills the editors' history."""
+    from answering.answerer import artefact_used
     from answering.generators import READER_NAMES, generator_from_config
-    from answering.scorer import artefact_used
 
     generators = list(generators)
     users = {u.username: u for u in get_user_model().objects.all()}
@@ -53,7 +53,7 @@ def answers_evaluate(
             "generators": generators,
             "context": settings.NALARKU_CONTEXT,
             "collection": eval_set.collection,
-            "extractive": settings.NALARKU_EXTRACTIVE,
+            "claims": settings.NALARKU_CLAIMS,
             "answerer": settings.NALARKU_ANSWERER,
             "reader": settings.NALARKU_READER,
             "sentence": settings.NALARKU_SENTENCE,
@@ -66,7 +66,7 @@ def answers_evaluate(
     )
     rows = []
     for name in generators:
-        # "extractive@answerer-v6": a generator scored by a named artefact,
+        # "answerer@answerer-v6": a generator scored by a named artefact,
         # so two artefacts are measured side by side in one run.
         # "reader@reader-v3": the reader of a named artefact.
         # "reader+int8@reader-v3": that reader with int8 matrix products.
@@ -81,7 +81,7 @@ def answers_evaluate(
                     case,
                     generator,
                     users,
-                    judge if kind in ("extractive", "reader") else None,
+                    judge if kind in ("answerer", "reader") else None,
                     eval_set.collection,
                 )
                 row.mode = name

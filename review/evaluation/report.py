@@ -78,7 +78,8 @@ MODE_LABELS = {
     "hybrid+rerank": "gabungan + urut ulang",
 }
 ENGINE_LABELS = {
-    "extractive": "kutipan, dinilai penilai fitur",
+    "answerer": "kutipan, dinilai penilai fitur",
+    "extractive": "kutipan, dinilai penilai fitur",  # the answerer's name in runs stored before 2026-12-07
     "reader": "kutipan, dinilai model pembaca",
     "sentence": "kalimat terdekat, sebelum penilai",
     "cosine": "kalimat paling mirip maknanya",

@@ -70,7 +70,7 @@ def desk(make_revision, make_user):
         kind="answers",
         label="uji",
         metrics={
-            "extractive": {"cases": 4, "decision_accuracy": 0.75, "answer_in_claims": 0.5},
+            "answerer": {"cases": 4, "decision_accuracy": 0.75, "answer_in_claims": 0.5},
             "cosine": {"cases": 4, "decision_accuracy": 0.25, "answer_in_claims": 0.5},
             "reader": {"cases": 4, "decision_accuracy": 0.8, "answer_in_claims": 0.7},
         },

@@ -152,7 +152,7 @@ def test_the_answer_page_renders_an_html_table_with_the_row_marked(client, make_
     # (answerer-v6) answers this one; reader-v1 refuses it (probability 0.11:
     # tables are where the reader reads worst, README "The reader against
     # answerer-v6").
-    settings.NALARKU_GENERATOR = "extractive"
+    settings.NALARKU_GENERATOR = "answerer"
     make_revision(PRICES_HTML, fmt="html", key="HZ1", title="Harga Zamrud", public=True)
     editor = make_user("editor", reviewer=True)
     answer = question_ask(text="Berapa tarif penyimpanan tambahan Zamrud Cloud?", user=editor).answer

@@ -183,14 +183,14 @@ def test_eval_commands(archive, eval_file, capsys):
     # before any case is asked, not after all of them.
     long_path = str(settings.BASE_DIR / "answering" / "artefact" / "answerer-v6.pkl")
     with pytest.raises(CommandError, match="lebih dari 30 karakter"):
-        call_command("eval_answers", "--set", "uji", "--generators", f"extractive@{long_path}")
+        call_command("eval_answers", "--set", "uji", "--generators", f"answerer@{long_path}")
     assert not EvalRun.objects.filter(kind="answers").exists()
 
 
 def test_answer_evaluation_measures_and_leaves_no_history(archive, eval_file):
     eval_set, _ = evalset_import(path=eval_file, name="uji")
     run = answers_evaluate(eval_set=eval_set)
-    assert set(run.metrics) == {"sentence", "cosine", "extractive"}  # side by side in one run
+    assert set(run.metrics) == {"sentence", "cosine", "answerer"}  # side by side in one run
     for m in run.metrics.values():
         assert m["cases"] == 4 and m["citation_validity"] == 1.0
         assert m["gold_cited_rate"] is not None and 0 <= m["claim_support_rate"] <= 1
@@ -198,9 +198,9 @@ def test_answer_evaluation_measures_and_leaves_no_history(archive, eval_file):
         assert m["answer_stage_ms"]["p50"] > 0
     # The baseline never refuses when there is evidence at all.
     assert run.metrics["cosine"]["wrong_refusal_rate"] == 0.0
-    engine = run.metrics["extractive"]
+    engine = run.metrics["answerer"]
     assert engine["refusal_rate_unanswerable"] == 1.0
-    rows = {r.case_id: r.measures for r in EvalResult.objects.filter(run=run, mode="extractive")}
+    rows = {r.case_id: r.measures for r in EvalResult.objects.filter(run=run, mode="answerer")}
     assert len(rows) == 4 and rows["E4"]["answer_in_claims"] is None  # no answer key: not counted
     keyed = [rows[c]["answer_in_claims"] for c in ("E1", "E2")]
     assert engine["answer_in_claims"] == sum(keyed) / 2
@@ -281,8 +281,8 @@ def test_a_squad_file_becomes_an_isolated_collection_and_a_set(tmp_path, make_us
     q1, q2 = eval_set.cases.order_by("case_id")
     assert q1.answers == ["3.805 meter"] and q1.gold == [{"document": "squad-mini:p00000"}]
     assert q2.expected_status == "insufficient_evidence" and q2.answers == []
-    run = answers_evaluate(eval_set=eval_set, generators=["extractive"])
-    assert run.config["collection"] == "squad-mini" and run.metrics["extractive"]["cases"] == 2
+    run = answers_evaluate(eval_set=eval_set, generators=["answerer"])
+    assert run.config["collection"] == "squad-mini" and run.metrics["answerer"]["cases"] == 2
 
 
 def test_llm_judge_and_its_calibration_against_editors(archive, httpserver, make_user):

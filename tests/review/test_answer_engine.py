@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from answering.scorer import artefact, thresholds
+from answering.answerer import artefact, thresholds
 from review.asking import question_ask
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +61,7 @@ def scorer_answers(settings):  # noqa: ANN001, ANN201
     """These tests describe answerer-v6's engine (its bands, claim order and
     refusal rules): the baseline and the fallback when the reader cannot
     load. The reader's own tests are in test_reader.py."""
-    settings.NALARKU_GENERATOR = "extractive"
+    settings.NALARKU_GENERATOR = "answerer"
 
 
 def ask(text: str, make_user, **kwargs):  # noqa: ANN001, ANN201

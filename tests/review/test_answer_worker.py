@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from answering.scorer import artefact
+from answering.answerer import artefact
 from nalarku_site.celery import app as celery_app
 from review.asking import question_submit
 from review.models import Answer
@@ -39,7 +39,7 @@ def test_a_prefork_worker_scores_answers(make_revision, make_user, tmp_path):
         assert answer is not None, log.read_text() if log.exists() else "worker wrote no log"
         # The reader (ONNX Runtime) loads in a forked worker child, after the fork.
         assert answer.generator == "reader"
-        assert not {"scorer_unavailable", "reader_unavailable"} & set(answer.degraded)
+        assert not {"answerer_unavailable", "reader_unavailable"} & set(answer.degraded)
         assert "30 jam" in answer.contract["claims"][0]["text"]
     finally:
         worker.terminate()

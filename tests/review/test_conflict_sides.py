@@ -113,10 +113,10 @@ def test_a_number_conflict_shows_both_values_as_claims(make_revision, make_user)
 def test_a_refusal_goes_to_an_editor_only_when_sources_disagree_about_the_thing_asked():
     import numpy as np
 
+    from answering.answerer import Scored, ScoredUnit
     from answering.contract import Conflict
     from answering.engine import _doubt_is_a_conflict
     from answering.quantities import asked_measure
-    from answering.scorer import Scored, ScoredUnit
     from answering.units import Unit
 
     unit = ScoredUnit(

@@ -135,7 +135,7 @@ def test_invalid_twice_is_needs_review_with_the_raw_output_kept(archive, httpser
 
 
 @pytest.mark.parametrize("failure", ["500", "timeout", "down"])
-def test_llm_server_failure_falls_back_to_extractive(archive, httpserver, make_user, failure):
+def test_llm_server_failure_falls_back_to_the_answerer(archive, httpserver, make_user, failure):
     if failure == "500":
         httpserver.expect_request("/api/chat").respond_with_data("boom", status=500)
         url = httpserver.url_for("/")
@@ -149,7 +149,7 @@ def test_llm_server_failure_falls_back_to_extractive(archive, httpserver, make_u
     client = ChatClient(provider="ollama", url=url, model="m", timeout=0.3, retries=1)
     asked = question_ask(text=QUESTION, user=make_user("editor"), generator=LlmGenerator(client))
     assert "generator_unavailable" in asked.contract.degraded
-    assert asked.answer.generator == "extractive" and asked.contract.claims
+    assert asked.answer.generator == "answerer" and asked.contract.claims
 
 
 def test_generator_raises_unavailable_on_transport_errors():
@@ -216,7 +216,7 @@ def test_draft_schema_is_the_contract_part_models_write():
 # --- prompt injection ---------------------------------------------------------------------
 
 
-def test_extractive_answer_never_repeats_or_obeys_planted_instructions(archive, make_user):
+def test_answerer_answer_never_repeats_or_obeys_planted_instructions(archive, make_user):
     contract = question_ask(text=QUESTION, user=make_user("editor")).contract
     text = " ".join(c.text for c in contract.claims).lower()
     assert "abaikan" not in text and "ignore" not in text and "100 jam" not in text
@@ -291,7 +291,7 @@ def test_a_model_sees_the_units_and_may_cite_one_by_its_id(archive, httpserver, 
 
 
 def test_a_model_claim_on_a_unit_that_does_not_answer_is_weak_support(archive, httpserver, make_user):
-    from answering.scorer import thresholds
+    from answering.answerer import thresholds
 
     generator = scripted(
         httpserver,
@@ -317,8 +317,8 @@ def test_claims_are_drawn_by_probability_and_meaning_the_first_always_shown(sett
     the first claim is made whatever its probability, a further one needs the bar."""
     import numpy as np
 
-    from answering.generators import ExtractiveGenerator
-    from answering.scorer import Scored, ScoredUnit
+    from answering.answerer import Scored, ScoredUnit
+    from answering.generators import AnswererGenerator
     from answering.units import Unit
     from retrieval.hits import Hit
 
@@ -336,12 +336,12 @@ def test_claims_are_drawn_by_probability_and_meaning_the_first_always_shown(sett
     assert [u.unit.text for u in scored.claim_order(0.0)] == [lexical.unit.text, meant.unit.text]
     assert scored.claim_order(20.0)[0] is meant
 
-    draft = ExtractiveGenerator(meaning_weight=20.0).generate("Hash apa yang dipakai Smart Sync?", [], scored).draft
+    draft = AnswererGenerator(meaning_weight=20.0).generate("Hash apa yang dipakai Smart Sync?", [], scored).draft
     assert draft.claims[0].text == meant.unit.text  # first, though below the support bar
     assert [c.text for c in draft.claims] == [meant.unit.text, lexical.unit.text]  # 0.30 clears the bar of 0.2
     alone = Scored([lexical, meant], 0.5, "apa", [], vector=question)
     alone.units[0].probability = 0.15  # now below the bar: no further claim
-    draft = ExtractiveGenerator(meaning_weight=20.0).generate("Hash apa yang dipakai Smart Sync?", [], alone).draft
+    draft = AnswererGenerator(meaning_weight=20.0).generate("Hash apa yang dipakai Smart Sync?", [], alone).draft
     assert [c.text for c in draft.claims] == [meant.unit.text]
 
 
@@ -350,8 +350,8 @@ def test_a_question_asking_in_a_unit_is_answered_first_by_a_number_in_it():
     words but gives no hours comes after the row that gives them."""
     import numpy as np
 
+    from answering.answerer import Scored, ScoredUnit
     from answering.quantities import asked_measure
-    from answering.scorer import Scored, ScoredUnit
     from answering.units import Unit
     from retrieval.hits import Hit
 
@@ -377,9 +377,9 @@ def test_a_reader_claim_the_scorer_does_not_second_is_no_side_of_a_conflict():
     judges an uncited chunk to assert."""
     import numpy as np
 
+    from answering.answerer import Scored, ScoredUnit, hit_units
     from answering.contract import Claim
     from answering.engine import _conflicts
-    from answering.scorer import Scored, ScoredUnit, hit_units
     from retrieval.hits import Hit
 
     def hit(n: int, text: str, date: str) -> Hit:
@@ -427,8 +427,8 @@ def test_a_further_claim_is_shown_only_where_its_own_reading_clears_the_claim_ba
     reader's claim bar (``claim_min`` in its card), not only the support bar."""
     import numpy as np
 
+    from answering.answerer import Scored, ScoredUnit, hit_units
     from answering.generators import ReaderGenerator
-    from answering.scorer import Scored, ScoredUnit, hit_units
     from retrieval.hits import Hit
 
     def hit(n: int, text: str) -> Hit:

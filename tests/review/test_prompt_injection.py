@@ -1,7 +1,7 @@
 """Prompt injection: documents carrying instructions — in Indonesian, in
 English, in a table, in an HTML comment, in hidden HTML, as a chat-role line,
 in a code block — never change what an answer claims or cites. The
-extractive generator gives the same status, leading claim and conflicts as
+answerer generator gives the same status, leading claim and conflicts as
 without them, and nothing of theirs; a model that
 obeys them on a loopback server has the steered claim dropped."""
 
@@ -97,7 +97,7 @@ def answer_shape(contract) -> dict:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("form", list(INJECTIONS))
-def test_extractive_answers_are_unchanged_by_planted_instructions(form, archive, make_revision, make_user):
+def test_answerer_answers_are_unchanged_by_planted_instructions(form, archive, make_revision, make_user):
     editor = make_user("editor")
     clean = question_ask(text=QUESTION, user=editor).contract
     assert clean.claims and all(" jam" in c.text for c in clean.claims)

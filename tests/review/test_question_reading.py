@@ -212,7 +212,7 @@ def test_a_number_given_in_a_unit_names_the_unit_however_it_is_written(text, wor
 def test_a_unit_asked_as_a_word_is_held_by_its_symbol(make_revision, make_user):
     """‘persen’ of the question is in evidence that writes "99,9%": it is
     not missing, and the unit that gives the number holds it."""
-    from answering.scorer import evidence_prepare
+    from answering.answerer import evidence_prepare
     from retrieval.embeddings import provider_from_config
     from retrieval.search import search
 

@@ -119,7 +119,7 @@ def _squad(paragraphs: list) -> list:
 def test_train_answerer_writes_an_artefact_that_scores_side_by_side(tmp_path, make_revision, make_user, settings):
     from django.contrib.auth.models import User
 
-    from answering.scorer import artefact, artefact_used
+    from answering.answerer import artefact, artefact_used
     from review.asking import question_ask
 
     train, valid = tmp_path / "train.json", tmp_path / "valid.json"
@@ -250,7 +250,7 @@ def test_a_new_artefact_never_overwrites_a_version(tmp_path):
 def test_an_artefact_of_another_features_version_is_refused_not_misread(tmp_path):
     import shutil
 
-    from answering.scorer import ArtefactError, artefact_read
+    from answering.answerer import ArtefactError, artefact_read
 
     shipped = Path(__file__).resolve().parents[2] / "answering" / "artefact" / "answerer-v6"
     shutil.copy(shipped.with_suffix(".pkl"), tmp_path / "old.pkl")

@@ -151,7 +151,7 @@ def test_production_error_pages_are_the_apps_own_in_indonesian(make_user, monkey
     from review.models import Answer, Question
 
     answer = Answer.objects.create(
-        question=Question.objects.create(text="x", asked_by=None), status="answered", generator="extractive"
+        question=Question.objects.create(text="x", asked_by=None), status="answered", generator="answerer"
     )
     from django.contrib.auth.models import User
 

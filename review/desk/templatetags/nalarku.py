@@ -36,7 +36,7 @@ def conflict_kind(kind: object) -> str:
 
 
 # Answer engines that quote units of the evidence as claims (answering.generators).
-QUOTING_ENGINES = {"extractive", "reader", "sentence", "cosine"}
+QUOTING_ENGINES = {"answerer", "reader", "sentence", "cosine"}
 
 
 @register.filter

@@ -9,7 +9,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from answering.scorer import ARTEFACT_DIR
+from answering.answerer import ARTEFACT_DIR
 from review.models import EvalSet
 from training.answerer import (
     artefact_write,

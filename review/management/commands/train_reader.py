@@ -11,8 +11,8 @@ import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from answering.answerer import ARTEFACT_DIR
 from answering.generators import reader_path
-from answering.scorer import ARTEFACT_DIR
 
 ALL_SOURCES = "idk-mrc,squad2-en-over-id,k8s-train,k8s-more,pydocs,archive-train,structure,siblings"
 

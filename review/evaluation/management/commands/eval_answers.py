@@ -8,8 +8,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from answering.answerer import artefact_path
 from answering.generators import READER_NAMES, reader_path
-from answering.scorer import artefact_path
 from retrieval.http import ServiceError
 from review.evaluation.answer_runs import ANSWER_GENERATORS, answers_evaluate
 from review.evaluation.judge import judge_calibrate, judge_from_config
@@ -20,7 +20,7 @@ class Command(BaseCommand):
     help = (
         "Ajukan setiap kasus set evaluasi sebagai penggunanya, dengan tiap generator berdampingan dalam "
         "satu run (bawaan: sentence = generator lama, cosine = unit terdekat tanpa pernah menolak, "
-        "extractive = mesin berpenilai), dan ukur jawabannya dari isinya: kunci jawaban ada di klaim, "
+        "answerer = mesin berpenilai fitur), dan ukur jawabannya dari isinya: kunci jawaban ada di klaim, "
         "penolakan yang salah, penolakan pada pertanyaan tanpa jawaban, 'answered' tanpa jawaban, "
         "ketepatan keputusan, presisi dan recall konflik, validitas kutipan, latensi tahap jawaban — "
         "keseluruhan dan per kata tanya. Dengan NALARKU_JUDGE_* terisi: faithfulness oleh LLM-as-judge, "
@@ -36,8 +36,8 @@ class Command(BaseCommand):
             "--generators",
             default=",".join(ANSWER_GENERATORS),
             help="generator yang dibandingkan, dipisah koma (bawaan: %(default)s); "
-            "'extractive@answerer-v6,extractive@answerer-v8' membandingkan dua artefak "
-            "penilai berdampingan dalam satu run; 'reader,extractive@answerer-v6' membandingkan pembaca dengan "
+            "'answerer@answerer-v6,answerer@answerer-v8' membandingkan dua artefak "
+            "penilai berdampingan dalam satu run; 'reader,answerer@answerer-v6' membandingkan pembaca dengan "
             "penilai fitur; 'reader@reader-v3' memakai artefak pembaca tertentu; 'reader,reader+int8' "
             "membandingkan pembaca fp32 dengan perkalian matriks int8",
         )
@@ -74,7 +74,7 @@ class Command(BaseCommand):
         if too_long:
             raise CommandError(
                 f"nama generator lebih dari {longest} karakter: {', '.join(too_long)}; "
-                "salin artefak ke folder artefak dan sebut namanya (extractive@answerer-vN)"
+                "salin artefak ke folder artefak dan sebut namanya (answerer@answerer-vN)"
             )
         total = min(eval_set.cases.count(), options["limit"] or 10**9) * len(generators)
         with tqdm(total=total, desc="menjawab", unit="kasus") as bar:

@@ -1,6 +1,6 @@
 """In which order should claims be drawn from the scored units?
 
-The extractive generator's first claim is the unit it ranks first. The
+The answerer generator's first claim is the unit it ranks first. The
 unit model learned from IDK-MRC, where the unit sharing the question's
 words nearly always answers; on the editor-style dev set the model's first
 unit holds the answer less often than the unit closest in meaning (e5
@@ -8,7 +8,7 @@ cosine). This sweeps the order ``log-odds(p) + w × cosine`` over ``w`` on
 IDK-MRC valid and the dev set, each question's own evidence as the
 pipeline gives it, and prints how often the first unit, and one of the
 first three (the claims shown), holds the answer — for questions whose
-evidence holds it. The weight in settings (``NALARKU_EXTRACTIVE
+evidence holds it. The weight in settings (``NALARKU_CLAIMS
 ["meaning_weight"]``) is the smallest within 0.005 of the best mean over
 both sets of the two rates.
 
@@ -45,10 +45,10 @@ def main() -> None:
     parser.add_argument("--dev-set", default="editor-dev", help="the editor-style evaluation set")
     args = parser.parse_args()
     django.setup()
-    from answering import training
+    from answering.answerer import artefact_path, artefact_read, log_odds
     from answering.features import NAMES, baseline_of, rarity_of
-    from answering.scorer import artefact_path, artefact_read, log_odds
     from answering.units import UNITS_VERSION
+    from training import answerer as training
 
     artefact = artefact_read(artefact_path(args.artefact))
     cache = training.default_cache_dir() / f"items-valid-{UNITS_VERSION}.pkl"
@@ -56,7 +56,7 @@ def main() -> None:
         with cache.open("rb") as handle:
             valid = pickle.load(handle)  # noqa: S301 - written by train_answerer on this machine
     else:
-        dataset = ROOT.parent / "shared" / "datasets" / "idk-mrc" / "valid.json"
+        dataset = ROOT / "data" / "idk-mrc" / "valid.json"
         valid = training.items_build(dataset, cache_dir=training.default_cache_dir(), progress=print)
     sets = {"IDK-MRC valid": valid, args.dev_set: training.items_from_evalset(args.dev_set)}
     cos_col = NAMES.index("cos")

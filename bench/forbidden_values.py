@@ -3,7 +3,7 @@ questions, strings an answer must not state (the value an earlier revision
 gave). Each such question of a stored set is asked as the set's user, and its
 claims are searched for the forbidden strings and for the answer key.
 
-    uv run --frozen python bench/forbidden_values.py [--set k8s-dev] [--generators reader,extractive@answerer-v6]
+    uv run --frozen python bench/forbidden_values.py [--set k8s-dev] [--generators reader,answerer@answerer-v6]
 
 Needs the set imported with its collection (``eval_import
 data/k8s-id-editor/dev.jsonl --name k8s-dev --collection k8s``
@@ -33,19 +33,19 @@ from django.contrib.auth.models import User  # noqa: E402
 from django.db import transaction  # noqa: E402
 
 from answering.answer_keys import answer_in_claims, normalise_answer  # noqa: E402
+from answering.answerer import artefact_used  # noqa: E402
 from answering.generators import generator_from_config  # noqa: E402
-from answering.scorer import artefact_used  # noqa: E402
 from review.asking import question_ask  # noqa: E402
 from review.models import EvalSet  # noqa: E402
 
-CHECKS = ROOT.parent / "shared" / "datasets" / "k8s-id-editor" / "checks.jsonl"
+CHECKS = ROOT / "data" / "k8s-id-editor" / "checks.jsonl"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", default="k8s-dev")
     parser.add_argument("--checks", type=Path, default=CHECKS)
-    parser.add_argument("--generators", default="reader,extractive@answerer-v6")
+    parser.add_argument("--generators", default="reader,answerer@answerer-v6")
     args = parser.parse_args()
     forbid = {c["id"]: c["forbid"] for c in map(json.loads, args.checks.open()) if c.get("forbid")}
     eval_set = EvalSet.objects.filter(name=args.set).first()
@@ -54,8 +54,8 @@ def main() -> int:
     cases = list(eval_set.cases.filter(case_id__in=forbid).order_by("case_id"))
     print(f"{len(cases)} questions of {args.set} with forbidden values")
     for name in args.generators.split(","):
-        # As eval_answers reads the names: "extractive@answerer-v6" is the
-        # extractive generator on a named scorer artefact, "reader@NAME" a reader.
+        # As eval_answers reads the names: "answerer@answerer-v6" is the
+        # answerer generator on a named scorer artefact, "reader@NAME" a reader.
         kind, _, artefact_name = name.partition("@")
         generator = generator_from_config(name if kind == "reader" else kind)
         named = artefact_name and kind != "reader"

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "nalarku_site.settings")
 os.environ.setdefault("NALARKU_LOG_LEVEL", "WARNING")
 
-DEFAULT_FILE = ROOT.parent / "shared" / "datasets" / "k8s-id-editor" / "dev.jsonl"
+DEFAULT_FILE = ROOT / "data" / "k8s-id-editor" / "dev.jsonl"
 
 
 def main() -> None:

@@ -63,7 +63,7 @@ from review.desk.search_floor import (  # noqa: E402
     whole_in_vocabulary,
 )
 
-K8S = ROOT.parent / "shared" / "datasets" / "k8s-id-editor" / "dev.jsonl"
+K8S = ROOT / "data" / "k8s-id-editor" / "dev.jsonl"
 MODES = ("hybrid", "vector")
 
 

@@ -51,7 +51,7 @@ FLOORS = [round(0.70 + 0.01 * n, 2) for n in range(21)]
 
 
 def _negatives(count: int) -> list[str]:
-    paragraphs = json.loads((ROOT.parent / "shared" / "datasets" / "idk-mrc" / "valid.json").read_text())
+    paragraphs = json.loads((ROOT / "data" / "idk-mrc" / "valid.json").read_text())
     questions = [qa["question"] for p in paragraphs for qa in p["qas"]]
     rng = random.Random(7)
     picked = rng.sample(questions, min(count * 3 // 4, len(questions)))

@@ -97,7 +97,7 @@ def candidates_score(
 ) -> list[Candidate]:
     """Every sentence of ``chunks`` that covers enough of the question (or
     holds an identifier from it), with its similarity. Shared by the
-    answerer generator and its calibration (bench/calibrate_answers.py)."""
+    sentence baseline and its calibration (bench/calibrate_answers.py)."""
     pairs = [(hit, sentence) for hit in chunks for sentence in sentences(hit.text)]
     if not pairs:
         return []
@@ -246,7 +246,7 @@ class CosineGenerator:
 
 @dataclass
 class SentenceGenerator:
-    """Baseline, the answerer generator before the scorer: picks, per
+    """Baseline, the generator from before the trained scorers: picks, per
     chunk, the sentence closest in meaning to the question that covers its
     distinctive terms (IDF-weighted), with thresholds hand-calibrated on the
     demo evaluation set (bench/calibrate_answers.py)."""

@@ -39,7 +39,7 @@ from review.models import EvalSet  # noqa: E402
 
 
 def features(eval_set: EvalSet) -> list[dict]:
-    """Per case, the best sentence the answerer generator would see: the
+    """Per case, the best sentence the sentence baseline would see: the
     same search, context bar and candidate scoring as the pipeline."""
     users = {u.username: u for u in get_user_model().objects.all()}
     rows = []

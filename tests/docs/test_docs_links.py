@@ -142,7 +142,7 @@ def paths_outside(path: Path, root: Path = ROOT) -> list[str]:
     from the page's folder, anything else (a command, a path in prose or
     code) from the repository's root, where the commands run."""
     text = path.read_text(encoding="utf-8")
-    links = set(targets(path))
+    links = {target.partition("#")[0] for target in targets(path)}  # a link with an anchor names its file
     found = []
     for named in dict.fromkeys(_CLIMB.findall(text)):
         base = path.parent if named in links else root

@@ -3,7 +3,7 @@
     uv run python bench/reader_memory.py [--int8]
 
 Starts two fresh processes the way a web worker ends up after its first
-answer: Django set up, the embedder and the scorer's artefact (answerer-v6)
+answer: Django set up, the embedder and the answerer's artefact (answerer-v6)
 loaded and used once; the second also loads the reader and reads one
 question over eight passages. Prints each one's resident memory (VmRSS,
 and its peak VmHWM) and the difference: the reader's cost per worker.
@@ -53,8 +53,8 @@ def main() -> None:
     args = parser.parse_args()
     without, with_ = measure(False, args.int8), measure(True, args.int8)
     print(f"{'':<28}{'RSS MB':>8}{'peak MB':>9}")
-    print(f"{'scorer (answerer-v6)':<28}{without['VmRSS']:>8}{without['VmHWM']:>9}")
-    label = "scorer + reader" + (" (int8)" if args.int8 else "")
+    print(f"{'answerer-v6':<28}{without['VmRSS']:>8}{without['VmHWM']:>9}")
+    label = "answerer + reader" + (" (int8)" if args.int8 else "")
     print(f"{label:<28}{with_['VmRSS']:>8}{with_['VmHWM']:>9}")
     print(f"{'the reader adds':<28}{with_['VmRSS'] - without['VmRSS']:>8}{with_['VmHWM'] - without['VmHWM']:>9}")
 

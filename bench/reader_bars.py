@@ -7,6 +7,11 @@ case keeps its claims and the reader's calibrated probability
     NALARKU_READER_REFUSE_BELOW=0 uv run python manage.py eval_answers --set k8s-dev \\
         --generators reader --label reader-bars       # and idk-valid, editor-dev (demo only reported)
     uv run python bench/reader_bars.py --label reader-bars [--write]
+    uv run python bench/reader_bars.py --label reader-bars --at-card   # the card's own bars, by category
+
+With ``--at-card`` nothing is chosen: every set is replayed at the bars the
+artefact's card already holds, overall and by category, so two readers
+asked in one zero-bar run are compared each at its own bars.
 
 With ``--combine`` the reader's probability is first combined with the
 scorer's (answerer-v6, asked beside it in the same runs): a logistic
@@ -59,6 +64,9 @@ def main() -> None:
         help="answer-in-claims a claim bar may cost per set (a further claim that held the key, dropped)",
     )
     parser.add_argument("--write", action="store_true", help="write the proposed bars into the artefact's card")
+    parser.add_argument(
+        "--at-card", action="store_true", help="replay every set at the card's own bars, by category; choose nothing"
+    )
     parser.add_argument("--combine", action="store_true", help="combine the reader's probability with the scorer's")
     parser.add_argument("--scorer-mode", default="answerer@answerer-v6", help="the scorer's column in the runs")
     args = parser.parse_args()
@@ -70,12 +78,13 @@ def main() -> None:
     from answering.reader.scoring import combined
 
     tune = [s for s in args.tune.split(",") if s]
-    sets, scorer = {}, {}
+    sets, scorer, categories = {}, {}, {}
     for name in tune + [s for s in args.report.split(",") if s]:
         run, _ = stored_rows(name, args.mode, args.label)
         if (run.config.get("reader") or {}).get("refuse_below") not in (0, 0.0):
             sys.exit(f"run {run.pk} of {name} was not asked with NALARKU_READER_REFUSE_BELOW=0")
         ids, sets[name] = _rows(run, args.mode)
+        categories[name] = _categories(run, args.mode)
         if args.combine:
             theirs = dict(zip(*_rows(run, args.scorer_mode), strict=True))
             scorer[name] = [(theirs.get(i) or {}).get("answerable_p") for i in ids]
@@ -88,6 +97,13 @@ def main() -> None:
                 for r, p in zip(sets[name], scorer[name], strict=True)
             ]
         print(f"combiner: {combiner}")
+    if args.at_card:
+        name = args.mode.partition("@")[2]
+        card = json.loads(
+            Path(reader_path(name) if name else settings.NALARKU_READER["artefact"]).with_suffix(".json").read_text()
+        )
+        at_card(sets, categories, card["bars"])
+        return
     grid = [round(x, 2) for x in np.arange(0.0, 0.96, 0.05)]
     best, best_score = None, -1.0
     for refuse in grid:
@@ -187,6 +203,33 @@ def claim_bar(sets: dict, tune: list[str], refuse: float, max_loss: float) -> fl
             f"{a['offtopic']:.3f} → {b['offtopic']:.3f} / {a['claims']} → {b['claims']}"
         )
     return best
+
+
+def at_card(sets: dict, categories: dict, bars: dict) -> None:
+    """Each set replayed at ``bars`` (a card's): decision figures and claim
+    figures, overall and for each category of case."""
+    refuse, answer = bars["refuse_below"], bars["answer_at"]
+    claim_min = bars.get("claim_min", refuse)
+    print(f"bars: refuse_below {refuse:.2f}, answer_at {answer:.2f}, claim_min {claim_min:.2f}")
+    print("set [category]: decision / answer in claims / unanswerable refused / answered without / claim precision")
+    for name, rows in sets.items():
+        groups = {"": list(range(len(rows)))}
+        for i, category in enumerate(categories[name]):
+            groups.setdefault(category, []).append(i)
+        for category, at in sorted(groups.items()):
+            chosen = [rows[i] for i in at]
+            f, c = replay(chosen, refuse, answer), claims_replay(chosen, refuse, claim_min)
+            print(
+                f"{name}{f' [{category}]' if category else ''} ({len(chosen)}): {f['decision']:.3f} / "
+                f"{c['in_claims']:.3f} / {f['unanswerable_refused']:.3f} / {f['wrong']:.3f} / {c['precision']:.3f}"
+            )
+
+
+def _categories(run, mode: str) -> list[str]:  # noqa: ANN001
+    """The run's cases' categories, in the order of ``_rows``."""
+    from review.models import EvalResult
+
+    return list(EvalResult.objects.filter(run=run, mode=mode).order_by("case_id").values_list("category", flat=True))
 
 
 def _rows(run, mode: str) -> tuple[list[str], list[dict]]:  # noqa: ANN001

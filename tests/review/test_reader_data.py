@@ -214,3 +214,43 @@ def test_a_sibling_near_miss_swaps_a_term_the_passage_holds_for_one_it_does_not(
     # A question holding no term of its passage makes no near miss.
     plain = Example("Siapa direkturnya?", passage, (0, 4), "k")
     assert sibling_examples([plain], others, "siblings") == []
+
+
+def test_a_direction_near_miss_turns_a_word_to_an_opposite_the_pages_use_and_the_passage_lacks():
+    from training.reader.directions import direction_examples, opposites
+    from training.reader.examples import Example
+
+    passage = "Local API > Mengaktifkan\n\nUntuk mengaktifkan local API, jalankan `lapi enable --port 80`."
+    span = (passage.index("lapi"), passage.index("80`") + 2)
+    answered = [Example("Bagaimana cara mengaktifkan local API?", passage, span, "k")]
+    pages = [passage, "Fitur ini dapat dinonaktifkan. Kami menonaktifkan cache; disable bila perlu, nilai false."]
+    [made] = direction_examples(answered, pages, "directions")
+    assert made.question == "Bagaimana cara menonaktifkan local API?" and made.answer is None
+    # Opposites come from morphology, kept only where the pages use them.
+    vocabulary = {"menonaktifkan", "dinonaktifkan", "disable", "enabled", "false", "uninstall", "display"}
+    assert opposites("mengaktifkan", vocabulary) == ["menonaktifkan"]
+    assert opposites("diaktifkan", vocabulary) == ["dinonaktifkan"]
+    assert opposites("enable", vocabulary) == ["disable"]
+    assert opposites("disabled", vocabulary) == ["enabled"]
+    assert opposites("True", vocabulary) == ["false"]
+    assert opposites("install", vocabulary) == ["uninstall"]
+    assert opposites("aktif", vocabulary) == []  # "nonaktif" is not in these pages
+    # A passage that says both directions answers either: no near miss from it.
+    both = "Gunakan `lapi enable` untuk mengaktifkan dan `lapi disable` untuk menonaktifkan local API."
+    asked = Example("Bagaimana cara mengaktifkan local API?", both, (both.index("lapi"), both.index("` u")), "k")
+    assert direction_examples([asked], pages, "directions") == []
+    # The made word keeps the question's case.
+    upper = Example("Nilai default True atau apa?", "Nilai default: True.", (15, 19), "k")
+    [turned] = direction_examples([upper], pages, "directions")
+    assert turned.question == "Nilai default False atau apa?"
+
+
+def test_a_source_can_be_capped_by_name_and_a_bad_cap_is_refused_in_indonesian():
+    import pytest
+
+    from review.management.commands.train_reader import source_caps
+
+    assert source_caps("idk-mrc:3000, pydocs,structure:12") == {"idk-mrc": 3000, "pydocs": 0, "structure": 12}
+    for bad in ("idk-mrc:0", "idk-mrc:-5", "idk-mrc:banyak"):
+        with pytest.raises(ValueError, match="bilangan bulat positif"):
+            source_caps(bad)

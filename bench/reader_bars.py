@@ -49,6 +49,9 @@ os.environ.setdefault("NALARKU_LOG_LEVEL", "WARNING")
 from answered_bar import stored_rows  # noqa: E402
 from refuse_bar import replay  # noqa: E402
 
+# The claim bars relative to the first claim tried beside none (0).
+RATIOS = (0.5, 0.6, 0.7, 0.8, 0.9)
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -125,7 +128,7 @@ def main() -> None:
             f"{name}{role}: {f['decision']:.3f} / {f['in_claims']:.3f} / {f['answerable_refused']:.3f} / "
             f"{f['unanswerable_refused']:.3f} / {f['wrong']:.3f}  ({len(rows)} cases)"
         )
-    claim_min = claim_bar(sets, tune, refuse, args.max_in_claims_loss)
+    claim_bars = claim_bar(sets, tune, refuse, args.max_in_claims_loss)
     if args.write:
         card = json.loads(card_path.read_text())
         # A claim is supported where its unit clears the refusal bar; with a
@@ -133,8 +136,8 @@ def main() -> None:
         # reader's, so the support bar stays the default (not tuned).
         support = DEFAULT_BARS["support_min"] if combiner else refuse
         card["bars"] = {"refuse_below": refuse, "answer_at": answer, "support_min": support}
-        if claim_min is not None:
-            card["bars"]["claim_min"] = claim_min
+        if claim_bars is not None:
+            card["bars"]["claim_min"], card["bars"]["claim_ratio"] = claim_bars
         card["combiner"] = combiner
         cases = ", ".join(f"{n} {len(sets[n])} cases" for n in tune)
         card["bars_source"] = (
@@ -145,23 +148,21 @@ def main() -> None:
         print(f"written to {card_path}")
 
 
-def claims_replay(rows: list[dict], refuse_below: float, claim_min: float) -> dict[str, float]:
+def claims_replay(rows: list[dict], refuse_below: float, claim_min: float, ratio: float = 0.0) -> dict[str, float]:
     """The run's claims with the status bar ``refuse_below`` and a further
-    claim kept only at ``claim_min`` or above (the first claim always, a
-    conflict side always): claim precision, answer in claims (answerable
-    cases with keys) and the share of answers with a claim that does not
-    answer."""
+    claim kept only at ``claim_min`` or above and at ``ratio`` × the first
+    claim's score or above (the first claim always, a conflict side
+    always): claim precision, answer in claims (answerable cases with keys)
+    and the share of answers with a claim that does not answer."""
     precise, holds, offtopic = [], [], []
     for r in rows:
         if "claims_precise" not in r:
             sys.exit("the runs hold no per-claim measures: ask them again with this eval_answers")
         p = r["answerable_p"]
         refused = r["status"] == "insufficient_evidence" or (p is not None and p < refuse_below)
-        kept = [
-            i
-            for i, score in enumerate(r["claim_scores"])
-            if not refused and (i == 0 or r["claims_side"][i] or (score or 0.0) >= claim_min)
-        ]
+        scores = [score or 0.0 for score in r["claim_scores"]]
+        bar = max(claim_min, ratio * scores[0]) if scores else claim_min
+        kept = [i for i, score in enumerate(scores) if not refused and (i == 0 or r["claims_side"][i] or score >= bar)]
         precise += [r["claims_precise"][i] for i in kept]
         if kept:
             offtopic.append(not all(r["claims_precise"][i] for i in kept))
@@ -171,29 +172,35 @@ def claims_replay(rows: list[dict], refuse_below: float, claim_min: float) -> di
     return {"precision": mean(precise), "in_claims": mean(holds), "offtopic": mean(offtopic), "claims": len(precise)}
 
 
-def claim_bar(sets: dict, tune: list[str], refuse: float, max_loss: float) -> float | None:
-    """The claim bar: on a grid from the refusal bar up, the one with the best
-    mean claim precision over the tuning sets among those that cost answer in
-    claims at most ``max_loss`` on each (against no bar beyond the support
-    bar). Printed with every set's figures; None when no run holds claims."""
+def claim_bar(sets: dict, tune: list[str], refuse: float, max_loss: float) -> tuple[float, float] | None:
+    """The claim bars: on a grid of an absolute bar (from the refusal bar up)
+    and a bar relative to the first claim (``claim_ratio`` × its score), the
+    pair with the best mean claim precision over the tuning sets among those
+    that cost answer in claims at most ``max_loss`` on each (against no bar
+    beyond the support bar); the lower pair where two tie. Printed with every
+    set's figures; None when no run holds claims."""
     if not all(any("claims_precise" in r for r in sets[n]) for n in tune):
         print("claim bar: the runs hold no per-claim measures (ask them again); not chosen")
         return None
     base = {n: claims_replay(sets[n], refuse, refuse) for n in sets}
-    best, best_score = refuse, -1.0
-    for bar in [round(x, 2) for x in np.arange(refuse, 1.0, 0.05)]:
-        figures = {n: claims_replay(sets[n], refuse, bar) for n in tune}
-        if any(base[n]["in_claims"] - figures[n]["in_claims"] > max_loss + 1e-9 for n in tune):
-            continue
-        score = sum(f["precision"] for f in figures.values()) / len(tune)
-        if score > best_score + 1e-9:
-            best, best_score = bar, score
-    print(f"proposed claim bar: claim_min {best:.2f} (tuning mean claim precision {best_score:.4f})")
+    best, best_score = (refuse, 0.0), -1.0
+    for ratio in (0.0, *RATIOS):
+        for bar in [round(x, 2) for x in np.arange(refuse, 1.0, 0.05)]:
+            figures = {n: claims_replay(sets[n], refuse, bar, ratio) for n in tune}
+            if any(base[n]["in_claims"] - figures[n]["in_claims"] > max_loss + 1e-9 for n in tune):
+                continue
+            score = sum(f["precision"] for f in figures.values()) / len(tune)
+            if score > best_score + 1e-9:
+                best, best_score = (bar, ratio), score
     print(
-        "set: claim precision / answer in claims / answers with an off-topic claim / claims, at the support bar → at it"
+        f"proposed claim bars: claim_min {best[0]:.2f}, claim_ratio {best[1]:.2f} "
+        f"(tuning mean claim precision {best_score:.4f})"
+    )
+    print(
+        "set: claim precision / answer in claims / answers with an off-topic claim / claims, at the support bar → at them"
     )
     for name in sets:
-        a, b = base[name], claims_replay(sets[name], refuse, best)
+        a, b = base[name], claims_replay(sets[name], refuse, *best)
         print(
             f"{name}: {a['precision']:.3f} → {b['precision']:.3f} / {a['in_claims']:.3f} → {b['in_claims']:.3f} / "
             f"{a['offtopic']:.3f} → {b['offtopic']:.3f} / {a['claims']} → {b['claims']}"
@@ -205,8 +212,10 @@ def at_card(sets: dict, categories: dict, bars: dict) -> None:
     """Each set replayed at ``bars`` (a card's): decision figures and claim
     figures, overall and for each category of case."""
     refuse, answer = bars["refuse_below"], bars["answer_at"]
-    claim_min = bars.get("claim_min", refuse)
-    print(f"bars: refuse_below {refuse:.2f}, answer_at {answer:.2f}, claim_min {claim_min:.2f}")
+    claim_min, ratio = bars.get("claim_min", refuse), bars.get("claim_ratio", 0.0)
+    print(
+        f"bars: refuse_below {refuse:.2f}, answer_at {answer:.2f}, claim_min {claim_min:.2f}, claim_ratio {ratio:.2f}"
+    )
     print("set [category]: decision / answer in claims / unanswerable refused / answered without / claim precision")
     for name, rows in sets.items():
         groups = {"": list(range(len(rows)))}
@@ -214,7 +223,7 @@ def at_card(sets: dict, categories: dict, bars: dict) -> None:
             groups.setdefault(category, []).append(i)
         for category, at in sorted(groups.items()):
             chosen = [rows[i] for i in at]
-            f, c = replay(chosen, refuse, answer), claims_replay(chosen, refuse, claim_min)
+            f, c = replay(chosen, refuse, answer), claims_replay(chosen, refuse, claim_min, ratio)
             print(
                 f"{name}{f' [{category}]' if category else ''} ({len(chosen)}): {f['decision']:.3f} / "
                 f"{c['in_claims']:.3f} / {f['unanswerable_refused']:.3f} / {f['wrong']:.3f} / {c['precision']:.3f}"

@@ -454,6 +454,11 @@ NALARKU_READER = {
     "support_min": _optional_float("NALARKU_READER_SUPPORT_MIN"),
     # The bar a further claim's own reading must clear (unset: the card's, else the support bar).
     "claim_min": _optional_float("NALARKU_READER_CLAIM_MIN"),
+    # A further claim's reading must also reach this share of the first's (unset: the card's, else none).
+    "claim_ratio": _optional_float("NALARKU_READER_CLAIM_RATIO"),
+    # Every unit of a chunk scored by its own best span, not only the one
+    # holding the chunk's best span (answering/reader/scoring.py).
+    "unit_spans": os.environ.get("NALARKU_READER_UNIT_SPANS", "0") == "1",
 }
 # The generator before the scorer, kept as a baseline and as the fallback
 # when the scorer cannot run (NALARKU_GENERATOR=sentence to use it).

@@ -18,7 +18,7 @@ import json
 import math
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -51,10 +51,25 @@ class Reading:
     null: float  # the no-answer score
     answerable: float  # the answerability head's logit (highest over windows)
     probability: float  # calibrated: this passage answers, with this span
+    # Each window's start and end logits over its passage tokens, with the
+    # tokens' [start, end) in the passage: a part's own best span is decoded
+    # from them (``span_within``) without reading again.
+    logits: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def margin(self) -> float:
         return self.span - self.null
+
+    def span_within(self, start: int, end: int) -> float:
+        """The best span score over the tokens wholly inside passage
+        characters [start, end), over every window; -inf where none is."""
+        best = -math.inf
+        for offsets, starts, ends in self.logits:
+            inside = np.flatnonzero((offsets[:, 0] >= start) & (offsets[:, 1] <= end))
+            if len(inside):
+                first, last = int(inside[0]), int(inside[-1]) + 1
+                best = max(best, _best_span(np.stack([starts, ends], axis=1), first, last)[2])
+        return best
 
 
 class Reader:
@@ -84,6 +99,13 @@ class Reader:
         z = c["margin"] * margin + c["answerable"] * answerable + c["bias"]
         return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 
+    def probability_within(self, reading: Reading, start: int, end: int) -> float:
+        """The calibrated probability that passage characters [start, end)
+        answer, from their own best span against the passage's no-answer
+        score (0 where no token lies wholly inside)."""
+        span = reading.span_within(start, end)
+        return 0.0 if span == -math.inf else self.probability(span - reading.null, reading.answerable)
+
     def read(self, question: str, passages: list[str]) -> list[Reading]:
         if not passages:
             return []
@@ -105,8 +127,13 @@ class Reader:
             spans.append(out["span"][0])
             answers.append(out["answerable"][0, 0])
         best: dict[int, list] = {}
+        logits: dict[int, list] = {}
         for (index, window), span, answerable in zip(windows, spans, answers, strict=True):
             null = float(span[0, 0] + span[0, 1])
+            own = span[window.first : window.first + len(window.offsets)]
+            logits.setdefault(index, []).append(
+                (np.array(window.offsets, dtype=np.int64).reshape(-1, 2), own[:, 0].copy(), own[:, 1].copy())
+            )
             start, end, score = _best_span(span, window.first, window.first + len(window.offsets))
             found = best.setdefault(index, [None, None, -math.inf, math.inf, -math.inf])
             if score > found[2]:
@@ -119,7 +146,8 @@ class Reader:
             if start is None:  # a passage with no tokens
                 readings.append(Reading(0, 0, -math.inf, null, answerable, 0.0))
                 continue
-            readings.append(Reading(start, end, span, null, answerable, self.probability(span - null, answerable)))
+            probability = self.probability(span - null, answerable)
+            readings.append(Reading(start, end, span, null, answerable, probability, tuple(logits[index])))
         return readings
 
 

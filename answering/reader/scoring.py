@@ -10,6 +10,13 @@ of it (so claims are drawn from spans, not from words the question shares),
 and the evidence's probability of answering is the best span's. The bars
 (refuse, answer, support) are the reader's own, from its card.
 
+With ``unit_spans`` every other unit of a chunk gets instead the
+probability of its own best span (decoded from the same reading, against
+the chunk's no-answer score): a chunk whose best span missed the answer
+can still give the unit beside it that holds it as a further claim, where
+that unit's reading clears the claim bar. The status does not change: it
+is the best span's.
+
 A table row or a field is named by its key (the row's first cell, the
 field's name): a question naming a code ("Apa arti kode ERR_QX9?") is
 answered by the row keyed by that code. The reader, a small model, tells
@@ -41,22 +48,33 @@ BESIDE_SPAN = 0.05
 KEYED = ("row", "field")
 
 
-def evidence_read(reader: Reader, question: str, chunks: list[Hit], scored: Scored) -> Scored:
+def evidence_read(
+    reader: Reader, question: str, chunks: list[Hit], scored: Scored, *, unit_spans: bool = False
+) -> Scored:
     passages, offsets = zip(*(passage_of(h.title, h.heading_path, h.text) for h in chunks), strict=True)
     readings = dict(zip((h.evidence_id for h in chunks), reader.read(question, list(passages)), strict=True))
     shift = dict(zip((h.evidence_id for h in chunks), offsets, strict=True))
     holding = {h.evidence_id: _holding(scored, h, readings[h.evidence_id], shift[h.evidence_id]) for h in chunks}
     codes = identifiers(question)
+    moved = set()  # chunks read again as one keyed unit: their reading is that unit's
     for hit in chunks if codes else []:
         keyed = _keyed_instead(scored, hit, holding[hit.evidence_id], codes)
         if keyed is not None:
             passage, _ = passage_of(hit.title, hit.heading_path, keyed.unit.text)
             readings[hit.evidence_id] = reader.read(question, [passage])[0]
             holding[hit.evidence_id] = keyed
+            moved.add(hit.evidence_id)
     units = []
     for s in scored.units:
-        reading = readings[s.hit.evidence_id]
-        probability = reading.probability * (1.0 if s is holding[s.hit.evidence_id] else BESIDE_SPAN)
+        key = s.hit.evidence_id
+        reading = readings[key]
+        if s is holding[key]:
+            probability = reading.probability
+        elif unit_spans and key not in moved:
+            start = s.unit.start + shift[key]
+            probability = reader.probability_within(reading, start, s.unit.end + shift[key])
+        else:
+            probability = reading.probability * BESIDE_SPAN
         units.append(replace(s, probability=round(probability, 4)))
     units.sort(key=lambda u: -u.probability)
     best = max(readings.values(), key=lambda r: r.probability, default=None)
@@ -121,8 +139,9 @@ def bars_of(reader: Reader) -> dict[str, float]:
     """The reader's bars: its card's, each replaced where the settings give one."""
     config = settings.NALARKU_READER
     bars = {k: float(config[k]) if config.get(k) is not None else v for k, v in reader.bars.items()}
-    if config.get("claim_min") is not None:
-        bars["claim_min"] = float(config["claim_min"])
+    for key in ("claim_min", "claim_ratio"):
+        if config.get(key) is not None:
+            bars[key] = float(config[key])
     return bars
 
 

@@ -455,3 +455,6 @@ def test_a_further_claim_is_shown_only_where_its_own_reading_clears_the_claim_ba
     assert generated(bars) == ["D1:r1:p1", "D3:r1:p1", "D2:r1:p1"]  # the support bar alone keeps all three
     assert generated({**bars, "claim_min": 0.5}) == ["D1:r1:p1", "D3:r1:p1"]
     assert generated({**bars, "claim_min": 0.7}) == ["D1:r1:p1"]
+    # A bar relative to the first claim: 0.6 × 0.95 = 0.57 keeps D3 (0.61), 0.7 × 0.95 does not.
+    assert generated({**bars, "claim_ratio": 0.6}) == ["D1:r1:p1", "D3:r1:p1"]
+    assert generated({**bars, "claim_min": 0.5, "claim_ratio": 0.7}) == ["D1:r1:p1"]

@@ -150,3 +150,57 @@ def test_a_passages_reading_does_not_depend_on_the_passages_beside_it():
     [alone] = reader.read(question, [spec])
     beside = reader.read(question, ["Kebijakan cuti\n\n" + LEAVE, spec, "Catatan rilis 4.3.0: perbaikan sinkronisasi"])
     assert (beside[1].start, beside[1].end, beside[1].probability) == (alone.start, alone.end, alone.probability)
+
+
+def test_a_parts_own_span_is_decoded_from_the_same_reading():
+    """``span_within`` decodes the best span inside a part of the passage
+    from the logits the reading kept: over the whole passage it is the
+    reading's own best span; inside the part holding the answer it
+    stands above the part that does not; a part with no whole token
+    inside has none."""
+    reader = Reader(Path(settings.NALARKU_READER["artefact"]))
+    text = "Garansi berlaku 12 bulan sejak pembelian. Waktu pemutaran: hingga 30 jam dengan sekali pengisian daya."
+    passage, shift = passage_of("Spesifikasi KR-220X", "Baterai", text)
+    [reading] = reader.read("Berapa jam baterai KR-220X bertahan?", [passage])
+    assert reading.span_within(0, len(passage)) == pytest.approx(reading.span)
+    split = shift + text.index("Waktu")
+    holding, beside = (
+        reader.probability_within(reading, split, len(passage)),
+        reader.probability_within(reading, shift, split),
+    )
+    assert holding == pytest.approx(reading.probability) and beside < holding
+    assert reading.span_within(split, split) == float("-inf") and reader.probability_within(reading, 3, 3) == 0.0
+    assert generator_from_config("reader+units@reader-v4").unit_spans is True
+    assert generator_from_config("reader").unit_spans_on() is settings.NALARKU_READER["unit_spans"]
+
+
+def test_with_unit_spans_the_unit_beside_the_best_span_is_read_for_its_own_span():
+    """``unit_spans``: a unit of a chunk other than the one holding its best
+    span gets its own span's probability, not a fixed share of the best;
+    the unit holding the best span and the evidence's probability of
+    answering stay as they were."""
+    import numpy as np
+
+    from answering.answerer import Scored, ScoredUnit, hit_units
+    from answering.reader.scoring import BESIDE_SPAN, evidence_read
+    from retrieval.hits import Hit
+
+    text = "Garansi berlaku 12 bulan sejak pembelian. Waktu pemutaran: hingga 30 jam dengan sekali pengisian daya."
+    hit = Hit("D1:r1:p1", "D1", 1, "Spesifikasi KR-220X", "Baterai", text, False, 1, 1, 0.0, None, "doc", "", "")
+    units = [ScoredUnit(hit, u, 0.5, np.array([1.0, 0.0])) for u in hit_units(hit)]
+    assert len(units) == 2
+    scored = Scored(units, 0.5, "berapa", [])
+    reader = Reader(Path(settings.NALARKU_READER["artefact"]))
+    question = "Berapa jam baterai KR-220X bertahan?"
+    plain = evidence_read(reader, question, [hit], scored)
+    own = evidence_read(reader, question, [hit], scored, unit_spans=True)
+    assert plain.units[0].unit.text.startswith("Waktu") and own.units[0] == plain.units[0]
+    assert own.answerable == plain.answerable
+    [reading] = reader.read(question, [passage_of(hit.title, hit.heading_path, text)[0]])
+    shift = passage_of(hit.title, hit.heading_path, text)[1]
+    beside = units[0].unit
+    assert plain.units[1].probability == round(reading.probability * BESIDE_SPAN, 4)
+    assert own.units[1].probability == round(
+        reader.probability_within(reading, beside.start + shift, beside.end + shift), 4
+    )
+    assert own.units[1].probability < own.units[0].probability

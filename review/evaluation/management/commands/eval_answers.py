@@ -39,7 +39,8 @@ class Command(BaseCommand):
             "'answerer@answerer-v6,answerer@answerer-v8' membandingkan dua artefak "
             "penilai berdampingan dalam satu run; 'reader,answerer@answerer-v6' membandingkan pembaca dengan "
             "penilai fitur; 'reader@reader-v3' memakai artefak pembaca tertentu; 'reader,reader+int8' "
-            "membandingkan pembaca fp32 dengan perkalian matriks int8",
+            "membandingkan pembaca fp32 dengan perkalian matriks int8; 'reader,reader+units' membandingkan "
+            "klaim dari span terbaik tiap potongan dengan klaim dari span tiap unit",
         )
         parser.add_argument(
             "--calibrate", action="store_true", help="hanya kalibrasi juri LLM terhadap klaim yang sudah dinilai editor"

@@ -410,8 +410,8 @@ class ReaderGenerator(AnswererGenerator):
 
 
 # The reader's generator names: as configured, with int8 products, with
-# every unit scored by its own span.
-READER_NAMES = ("reader", "reader+int8", "reader+units")
+# every unit scored by its own span, with only each chunk's best span.
+READER_NAMES = ("reader", "reader+int8", "reader+units", "reader+chunk")
 
 
 def generator_from_config(kind: str | None = None) -> Generator:
@@ -419,7 +419,9 @@ def generator_from_config(kind: str | None = None) -> Generator:
     "reader@PATH" names a reader artefact other than the configured one.
     "reader+int8" (and "reader+int8@NAME") the reader with int8 matrix
     products, whatever the settings say, to measure it beside fp32 in one
-    run; "reader+units" the reader scoring every unit by its own span. The LLM ones use ``settings.NALARKU_LLM`` for the server."""
+    run; "reader+units" the reader scoring every unit by its own span,
+    "reader+chunk" only the unit holding each chunk's best span (as
+    before unit spans), whatever ``NALARKU_READER["unit_spans"]`` says. The LLM ones use ``settings.NALARKU_LLM`` for the server."""
     kind = settings.NALARKU_GENERATOR if kind is None else kind
     if kind in ("", "answerer"):
         return AnswererGenerator(**settings.NALARKU_CLAIMS)
@@ -427,7 +429,7 @@ def generator_from_config(kind: str | None = None) -> Generator:
     if head in READER_NAMES:
         claims = {**settings.NALARKU_CLAIMS, "meaning_weight": 0.0}
         int8 = True if head == "reader+int8" else None
-        units = True if head == "reader+units" else None
+        units = {"reader+units": True, "reader+chunk": False}.get(head)
         return ReaderGenerator(**claims, artefact=reader_path(artefact), int8=int8, unit_spans=units)
     if kind == "sentence":
         return SentenceGenerator(**settings.NALARKU_SENTENCE)

@@ -458,7 +458,7 @@ NALARKU_READER = {
     "claim_ratio": _optional_float("NALARKU_READER_CLAIM_RATIO"),
     # Every unit of a chunk scored by its own best span, not only the one
     # holding the chunk's best span (answering/reader/scoring.py).
-    "unit_spans": os.environ.get("NALARKU_READER_UNIT_SPANS", "0") == "1",
+    "unit_spans": os.environ.get("NALARKU_READER_UNIT_SPANS", "1") == "1",
 }
 # The generator before the scorer, kept as a baseline and as the fallback
 # when the scorer cannot run (NALARKU_GENERATOR=sentence to use it).

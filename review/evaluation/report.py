@@ -67,6 +67,8 @@ MEASURE_LABELS = {
     "conflict_recall": "recall konflik",
     "citation_validity": "kutipan sah",
     "claim_support_rate": "klaim didukung",
+    "claim_precision": "presisi klaim",
+    "answers_with_offtopic_claim": "jawaban dengan klaim melenceng",
     "gold_cited_rate": "bukti emas dikutip",
 }
 BY_LABELS = {"editor": "editor", "category": "kategori"}
@@ -328,6 +330,8 @@ def _answers_section() -> Section:
         "conflict_recall",
         "citation_validity",
         "claim_support_rate",
+        "claim_precision",
+        "answers_with_offtopic_claim",
         "gold_cited_rate",
     )
     seen, rows = set(), []

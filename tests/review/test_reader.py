@@ -171,6 +171,7 @@ def test_a_parts_own_span_is_decoded_from_the_same_reading():
     assert holding == pytest.approx(reading.probability) and beside < holding
     assert reading.span_within(split, split) == float("-inf") and reader.probability_within(reading, 3, 3) == 0.0
     assert generator_from_config("reader+units@reader-v4").unit_spans is True
+    assert generator_from_config("reader+chunk").unit_spans_on() is False
     assert generator_from_config("reader").unit_spans_on() is settings.NALARKU_READER["unit_spans"]
 
 

@@ -39,8 +39,8 @@ class Command(BaseCommand):
             "'answerer@answerer-v6,answerer@answerer-v8' membandingkan dua artefak "
             "penilai berdampingan dalam satu run; 'reader,answerer@answerer-v6' membandingkan pembaca dengan "
             "penilai fitur; 'reader@reader-v3' memakai artefak pembaca tertentu; 'reader,reader+int8' "
-            "membandingkan pembaca fp32 dengan perkalian matriks int8; 'reader,reader+units' membandingkan "
-            "klaim dari span terbaik tiap potongan dengan klaim dari span tiap unit",
+            "membandingkan pembaca fp32 dengan perkalian matriks int8; 'reader+chunk,reader+units' membandingkan "
+            "klaim dari span terbaik tiap potongan saja dengan klaim dari span tiap unit",
         )
         parser.add_argument(
             "--calibrate", action="store_true", help="hanya kalibrasi juri LLM terhadap klaim yang sudah dinilai editor"
@@ -173,6 +173,8 @@ SUMMARY = (
     "conflict_recall",
     "citation_validity",
     "claim_support_rate",
+    "claim_precision",
+    "answers_with_offtopic_claim",
     "gold_cited_rate",
     "judge_faithfulness",
 )

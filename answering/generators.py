@@ -421,7 +421,8 @@ def generator_from_config(kind: str | None = None) -> Generator:
     products, whatever the settings say, to measure it beside fp32 in one
     run; "reader+units" the reader scoring every unit by its own span,
     "reader+chunk" only the unit holding each chunk's best span (as
-    before unit spans), whatever ``NALARKU_READER["unit_spans"]`` says. The LLM ones use ``settings.NALARKU_LLM`` for the server."""
+    before unit spans), whatever ``NALARKU_READER["unit_spans"]`` says.
+    The LLM ones use ``settings.NALARKU_LLM`` for the server."""
     kind = settings.NALARKU_GENERATOR if kind is None else kind
     if kind in ("", "answerer"):
         return AnswererGenerator(**settings.NALARKU_CLAIMS)

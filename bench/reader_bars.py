@@ -177,8 +177,8 @@ def claim_bar(sets: dict, tune: list[str], refuse: float, max_loss: float) -> tu
     and a bar relative to the first claim (``claim_ratio`` × its score), the
     pair with the best mean claim precision over the tuning sets among those
     that cost answer in claims at most ``max_loss`` on each (against no bar
-    beyond the support bar); the lower pair where two tie. Printed with every
-    set's figures; None when no run holds claims."""
+    beyond the support bar); where two tie, the lower ratio, then the lower
+    bar. Printed with every set's figures; None when no run holds claims."""
     if not all(any("claims_precise" in r for r in sets[n]) for n in tune):
         print("claim bar: the runs hold no per-claim measures (ask them again); not chosen")
         return None

@@ -5,17 +5,17 @@ and scored them from features; the reader reads the question with each
 chunk (breadcrumb and text, as it was trained) and finds in each its best
 span and how far that span stands above "no answer". The units are then
 re-scored from what the reader read: the unit holding a chunk's best span
-gets that span's calibrated probability, every other unit a small fraction
-of it (so claims are drawn from spans, not from words the question shares),
-and the evidence's probability of answering is the best span's. The bars
-(refuse, answer, support) are the reader's own, from its card.
+gets that span's calibrated probability, and the evidence's probability of
+answering is the best span's. The bars (refuse, answer, support, claim) are
+the reader's own, from its card.
 
-With ``unit_spans`` every other unit of a chunk gets instead the
-probability of its own best span (decoded from the same reading, against
-the chunk's no-answer score): a chunk whose best span missed the answer
-can still give the unit beside it that holds it as a further claim, where
-that unit's reading clears the claim bar. The status does not change: it
-is the best span's.
+Every other unit of a chunk gets, with ``unit_spans`` (the default), the
+probability of its own best span, decoded from the same reading against
+the chunk's no-answer score: where a chunk's best span lands one sentence
+off, the sentence that answers can still be a further claim if its own
+reading clears the claim bars. Without it, a small fraction of the best
+span's. Either way claims are drawn from spans, not from words the
+question shares, and the status is the best span's.
 
 A table row or a field is named by its key (the row's first cell, the
 field's name): a question naming a code ("Apa arti kode ERR_QX9?") is

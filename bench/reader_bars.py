@@ -1,10 +1,11 @@
 """The reader's status bars, chosen end to end on the tuning sets.
 
-Ask each tuning set once with the reader and a refusal bar of 0, so every
-case keeps its claims and the reader's calibrated probability
-(``answerable_p``):
+Ask each tuning set once with the reader and a refusal bar of 0, and the
+claim bars at 0 beside a support bar of 0.3, so every case keeps its claims
+and the reader's calibrated probability (``answerable_p``):
 
-    NALARKU_READER_REFUSE_BELOW=0 uv run python manage.py eval_answers --set k8s-dev \\
+    NALARKU_READER_REFUSE_BELOW=0 NALARKU_READER_CLAIM_MIN=0 NALARKU_READER_CLAIM_RATIO=0 \\
+    NALARKU_READER_SUPPORT_MIN=0.3 uv run python manage.py eval_answers --set k8s-dev \\
         --generators reader --label reader-bars       # and idk-valid, editor-dev (demo only reported)
     uv run python bench/reader_bars.py --label reader-bars [--write]
     uv run python bench/reader_bars.py --label reader-bars --at-card   # the card's own bars, by category

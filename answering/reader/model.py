@@ -51,7 +51,7 @@ class Reading:
     null: float  # the no-answer score
     answerable: float  # the answerability head's logit (highest over windows)
     probability: float  # calibrated: this passage answers, with this span
-    # Each window's start and end logits over its passage tokens, with the
+    # Each window's (start, end) logits over its passage tokens, with the
     # tokens' [start, end) in the passage: a part's own best span is decoded
     # from them (``span_within``) without reading again.
     logits: tuple = field(default=(), compare=False, repr=False)
@@ -64,11 +64,10 @@ class Reading:
         """The best span score over the tokens wholly inside passage
         characters [start, end), over every window; -inf where none is."""
         best = -math.inf
-        for offsets, starts, ends in self.logits:
+        for offsets, logits in self.logits:
             inside = np.flatnonzero((offsets[:, 0] >= start) & (offsets[:, 1] <= end))
             if len(inside):
-                first, last = int(inside[0]), int(inside[-1]) + 1
-                best = max(best, _best_span(np.stack([starts, ends], axis=1), first, last)[2])
+                best = max(best, _best_span(logits, int(inside[0]), int(inside[-1]) + 1)[2])
         return best
 
 
@@ -131,9 +130,7 @@ class Reader:
         for (index, window), span, answerable in zip(windows, spans, answers, strict=True):
             null = float(span[0, 0] + span[0, 1])
             own = span[window.first : window.first + len(window.offsets)]
-            logits.setdefault(index, []).append(
-                (np.array(window.offsets, dtype=np.int64).reshape(-1, 2), own[:, 0].copy(), own[:, 1].copy())
-            )
+            logits.setdefault(index, []).append((np.array(window.offsets, dtype=np.int64).reshape(-1, 2), own))
             start, end, score = _best_span(span, window.first, window.first + len(window.offsets))
             found = best.setdefault(index, [None, None, -math.inf, math.inf, -math.inf])
             if score > found[2]:
